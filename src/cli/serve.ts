@@ -1,0 +1,51 @@
+import { buildApp } from '../app.ts'
+import { createClientRow } from '../auth/clients.ts'
+import { listProjects } from '../projects.ts'
+import type { Runtime } from '../runtime.ts'
+import { listen } from '../server.ts'
+import { seedWithProject } from './seed.ts'
+
+const DEMO_EVENTS = 1_000_000
+
+/** On an empty embedded engine: a demo project with a month of traffic and a read client for it. */
+async function firstRun(rt: Runtime, baseUrl: string): Promise<void> {
+  if (rt.engine.mode !== 'embedded' || !rt.config.QUARRY_DEMO) return
+  if ((await listProjects(rt.runner)).length > 0) return
+  process.stdout.write('First run: creating project "demo" with about 1,000,000 events over the last 30 days…\n')
+  await seedWithProject(rt, { projectId: 'demo', events: DEMO_EVENTS, days: 30, seed: 1, end: new Date() }, process.stdout.isTTY === true)
+  const client = await createClientRow(rt.runner, { type: 'read', projectId: 'demo', organizationId: 'default', name: 'demo' })
+  process.stdout.write(
+    [
+      '',
+      'Demo read client (the secret is shown only now):',
+      `  client id:     ${client.id}`,
+      `  client secret: ${client.secret}`,
+      '',
+      'Try:',
+      `  curl -s -H 'openpanel-client-id: ${client.id}' -H 'openpanel-client-secret: ${client.secret}' '${baseUrl}/insights/demo/metrics?range=30d'`,
+      '',
+    ].join('\n'),
+  )
+}
+
+export async function serveCommand(rt: Runtime): Promise<void> {
+  const { config, logger } = rt
+  const app = buildApp({ config, runner: rt.runner, logger })
+  const host = config.HOST
+  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`
+  await firstRun(rt, baseUrl)
+  const running = await listen(app, host, config.PORT)
+  logger.info({ host, port: running.port, engine: rt.engine.mode }, 'listening')
+  await new Promise<void>((resolve) => {
+    const stop = async (signal: string) => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      logger.info({ signal }, 'shutting down')
+      await running.shutdown(config.QUARRY_SHUTDOWN_GRACE_S * 1000)
+      await rt.close()
+      resolve()
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+}

@@ -1,0 +1,129 @@
+import { createClient, type ClickHouseClient } from '@clickhouse/client'
+import { Session } from 'chdb'
+import { createChdbConnection } from 'chdb/connection'
+import { mkdirSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { Config } from '../config.ts'
+
+export type EngineMode = 'embedded' | 'http'
+
+export interface RawStreamRequest {
+  /** A complete statement including its FORMAT clause. */
+  sql: string
+  params: Record<string, unknown>
+  queryId: string
+  signal?: AbortSignal
+}
+
+/**
+ * The one place that knows which ClickHouse is in use. Everything above it sees a
+ * `@clickhouse/client` and a raw byte stream.
+ */
+export interface Engine {
+  readonly mode: EngineMode
+  readonly database: string
+  readonly client: ClickHouseClient
+  /** Result bytes as the engine produces them; never holds the whole result in memory. */
+  streamRaw(req: RawStreamRequest): AsyncIterable<Uint8Array>
+  /** Stops a running query by id where the engine allows it (HTTP mode). */
+  kill(queryId: string): Promise<void>
+  close(): Promise<void>
+}
+
+export class DataDirectoryLockedError extends Error {
+  constructor(readonly dir: string) {
+    super(
+      `the data directory ${dir} is locked by another process (is a Quarry server running on it?); ` +
+        'stop that process or point QUARRY_DATA_DIR elsewhere',
+    )
+  }
+}
+
+type EngineConfig = Pick<
+  Config,
+  | 'CLICKHOUSE_URL'
+  | 'CLICKHOUSE_USER'
+  | 'CLICKHOUSE_PASSWORD'
+  | 'CLICKHOUSE_DATABASE'
+  | 'QUARRY_DATA_DIR'
+  | 'QUARRY_MAX_CONCURRENT_QUERIES'
+>
+
+export async function openEngine(config: EngineConfig): Promise<Engine> {
+  return config.CLICKHOUSE_URL ? openHttpEngine(config, config.CLICKHOUSE_URL) : openEmbeddedEngine(config)
+}
+
+async function openHttpEngine(config: EngineConfig, url: string): Promise<Engine> {
+  const database = config.CLICKHOUSE_DATABASE
+  const admin = createClient({ url, username: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD })
+  await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
+  await admin.close()
+  const client = createClient({
+    url,
+    username: config.CLICKHOUSE_USER,
+    password: config.CLICKHOUSE_PASSWORD,
+    database,
+    compression: { response: true },
+    max_open_connections: config.QUARRY_MAX_CONCURRENT_QUERIES + 2,
+    // Below the server's default keep_alive_timeout (3 s) so a reused socket is never one the server closed.
+    keep_alive: { enabled: true, idle_socket_ttl: 2500 },
+  })
+  return {
+    mode: 'http',
+    database,
+    client,
+    async *streamRaw(req) {
+      const result = await client.exec({
+        query: req.sql,
+        query_params: req.params,
+        query_id: req.queryId,
+        abort_signal: req.signal,
+      })
+      for await (const chunk of result.stream) yield chunk as Uint8Array
+    },
+    async kill(queryId) {
+      await client.command({ query: 'KILL QUERY WHERE query_id = {id:String} ASYNC', query_params: { id: queryId } })
+    },
+    close: () => client.close(),
+  }
+}
+
+async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> {
+  const dir = resolve(config.QUARRY_DATA_DIR)
+  const database = config.CLICKHOUSE_DATABASE
+  mkdirSync(dir, { recursive: true })
+  let connection: ReturnType<typeof createChdbConnection>
+  try {
+    connection = createChdbConnection({ path: dir })
+  } catch (err) {
+    if (/Cannot lock file/.test(String((err as Error).message))) throw new DataDirectoryLockedError(dir)
+    throw err
+  }
+  // chdb declares the Connection contract from its own copy of @clickhouse/client-common;
+  // the shapes are the same, only the declaration files differ.
+  const client = createClient({ connection } as unknown as Parameters<typeof createClient>[0])
+  // chDB keeps one engine per process and data directory, so USE applies to every session on it.
+  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
+  await client.command({ query: `USE ${database}` })
+  return {
+    mode: 'embedded',
+    database,
+    client,
+    async *streamRaw(req) {
+      // The connection's query() buffers whole results; exports go through chDB's native streaming.
+      // Each stream needs a session of its own (one active stream per session).
+      const session = new Session(dir)
+      await session.queryAsync(`USE ${database}`)
+      const stream = session.queryStreamBind(req.sql, req.params, { signal: req.signal })
+      try {
+        for await (const chunk of stream) yield chunk.raw()
+      } finally {
+        stream.cancel()
+        session.close()
+      }
+    },
+    // Native chDB queries cannot be killed from outside; max_execution_time bounds them instead.
+    async kill() {},
+    close: () => client.close(),
+  }
+}

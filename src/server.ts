@@ -1,0 +1,39 @@
+import { serve, type ServerType } from '@hono/node-server'
+import type { AddressInfo } from 'node:net'
+import type { QuarryApp } from './app.ts'
+
+export interface RunningServer {
+  server: ServerType
+  port: number
+  /** Stops accepting, waits for in-flight requests up to `graceMs`, then drops what is left. */
+  shutdown(graceMs: number): Promise<void>
+}
+
+export function listen(app: QuarryApp, host: string, port: number): Promise<RunningServer> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, hostname: host, port }, (info: AddressInfo) => {
+      resolve({
+        server,
+        port: info.port,
+        shutdown: (graceMs) =>
+          new Promise<void>((done) => {
+            const http = server as import('node:http').Server
+            const timer = setTimeout(() => {
+              http.closeAllConnections()
+              done()
+            }, graceMs)
+            timer.unref()
+            http.close(() => {
+              clearTimeout(timer)
+              done()
+            })
+            http.closeIdleConnections()
+          }),
+      })
+    })
+    server.once('error', reject)
+    const http = server as import('node:http').Server
+    http.headersTimeout = 10_000
+    http.requestTimeout = 60 * 60 * 1000
+  })
+}
