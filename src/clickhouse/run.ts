@@ -19,6 +19,8 @@ export interface Statement {
   name: string
   sql: string
   params: Record<string, unknown>
+  /** Settings the statement needs to mean what it says (e.g. join_use_nulls). */
+  settings?: Record<string, string | number>
 }
 
 export interface RunOptions {
@@ -54,7 +56,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
   return {
     async rows<T>(stmt: Statement, opts: RunOptions): Promise<T[]> {
       const queryId = randomUUID()
-      const sql = `${withSettings(stmt.sql, opts)}\nFORMAT JSONEachRow`
+      const sql = `${withSettings(stmt.sql, opts, stmt.settings)}\nFORMAT JSONEachRow`
       return gate.run(async () => {
         const started = performance.now()
         try {
@@ -90,7 +92,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
 
     stream(stmt: Statement, format: string, opts: RunOptions): AsyncIterable<Uint8Array> {
       const queryId = randomUUID()
-      const sql = `${withSettings(stmt.sql, opts)}\nFORMAT ${format}`
+      const sql = `${withSettings(stmt.sql, opts, stmt.settings)}\nFORMAT ${format}`
       return (async function* () {
         // The slot is held for the whole stream, so a long export counts against the gate.
         let release: () => void = () => {}
