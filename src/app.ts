@@ -3,17 +3,23 @@ import type { Logger } from 'pino'
 import type { AppEnv } from './app-env.ts'
 import { emptyStats, type QueryRunner } from './clickhouse/run.ts'
 import type { Config } from './config.ts'
+import { createAuth, type AuthHooks } from './auth/middleware.ts'
 import { accessLog } from './http/access-log.ts'
 import { ApiError, errorBody, invalidParameters, toApiError } from './http/errors.ts'
 import { requestId } from './http/request-id.ts'
+import { insightsRoutes } from './routes/insights.ts'
 import { systemRoutes } from './routes/system.ts'
 
 export interface AppDeps {
   config: Config
   runner: QueryRunner
   logger: Logger
+  /** Signs pagination cursors (QUARRY_SECRET, or a key generated once and kept with the data). */
+  signingKey: Buffer
   /** The clock the date ranges resolve against; tests pin it. */
   now?: () => Date
+  /** Test seams of authentication and rate limiting. */
+  auth?: AuthHooks
 }
 
 /** Builds the whole HTTP application without listening, so tests drive it with app.request(). */
@@ -31,11 +37,33 @@ export function buildApp(deps: AppDeps) {
   app.use('*', requestId)
   app.use('*', accessLog(deps.logger))
   app.use('*', async (c, next) => {
-    c.set('stats', emptyStats())
+    const stats = emptyStats()
+    c.set('stats', stats)
+    const started = performance.now()
     await next()
+    if (stats.queries > 0) {
+      c.header('Server-Timing', `db;dur=${stats.dbMs.toFixed(1)}, total;dur=${(performance.now() - started).toFixed(1)}`)
+      c.header('X-Quarry-Stats', `rows_read=${stats.rowsRead}; bytes_read=${stats.bytesRead}; queries=${stats.queries}`)
+    }
   })
 
+  // Registered before any /insights or /export route, so it runs before their parameter validation.
+  const auth = createAuth(deps)
+  app.use('/insights/*', auth.authenticate, auth.rateLimit)
+  app.use('/insights/:projectId/*', auth.projectFrom('path'))
+  app.use('/export/*', auth.authenticate, auth.rateLimit, auth.projectFrom('query'))
+
   app.route('/', systemRoutes(deps.runner))
+
+  app.route(
+    '/',
+    insightsRoutes({
+      runner: deps.runner,
+      signingKey: deps.signingKey,
+      now: deps.now ?? (() => new Date()),
+      queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S,
+    }),
+  )
 
   app.notFound((c) => {
     const err = new ApiError(404, 'not_found', `no route for ${c.req.method} ${c.req.path}`)

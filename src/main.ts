@@ -3,7 +3,7 @@ import { projectsCommand } from './cli/projects.ts'
 import { seedCommand } from './cli/seed.ts'
 import { serveCommand } from './cli/serve.ts'
 import { CommandError, parse, USAGE, UsageError } from './cli/usage.ts'
-import { DataDirectoryLockedError } from './clickhouse/engine.ts'
+import { DataDirectoryLockedError, openEngine } from './clickhouse/engine.ts'
 import { migrate } from './clickhouse/migrate.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { createLogger } from './log.ts'
@@ -22,12 +22,11 @@ async function main(argv: string[]): Promise<number> {
       return 0
     case 'migrate': {
       parse(args, {})
-      const rt = await openRuntime(config, logger, { migrate: false })
+      const engine = await openEngine(config)
       try {
-        const applied = await migrate(rt.engine.client)
-        process.stdout.write(`${JSON.stringify({ applied })}\n`)
+        process.stdout.write(`${JSON.stringify({ applied: await migrate(engine.client) })}\n`)
       } finally {
-        await rt.close()
+        await engine.close()
       }
       return 0
     }

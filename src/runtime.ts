@@ -4,6 +4,7 @@ import { createQueryGate, type QueryGate } from './clickhouse/gate.ts'
 import { migrate } from './clickhouse/migrate.ts'
 import { createQueryRunner, type QueryRunner } from './clickhouse/run.ts'
 import type { Config } from './config.ts'
+import { loadSigningKey } from './signing-key.ts'
 
 /** The engine and everything that queries it, opened once per process. */
 export interface Runtime {
@@ -12,16 +13,15 @@ export interface Runtime {
   gate: QueryGate
   runner: QueryRunner
   logger: Logger
+  signingKey: Buffer
   close(): Promise<void>
 }
 
-export async function openRuntime(config: Config, logger: Logger, opts: { migrate?: boolean } = {}): Promise<Runtime> {
+export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
   const engine = await openEngine(config)
   try {
-    if (opts.migrate !== false) {
-      const applied = await migrate(engine.client)
-      if (applied.length > 0) logger.info({ applied }, 'schema migrated')
-    }
+    const applied = await migrate(engine.client)
+    if (applied.length > 0) logger.info({ applied }, 'schema migrated')
   } catch (err) {
     await engine.close()
     throw err
@@ -31,5 +31,6 @@ export async function openRuntime(config: Config, logger: Logger, opts: { migrat
     maxQueued: config.QUARRY_MAX_QUEUED_QUERIES,
   })
   const runner = createQueryRunner(engine, gate, logger)
-  return { config, engine, gate, runner, logger, close: () => engine.close() }
+  const signingKey = await loadSigningKey(runner, config.QUARRY_SECRET)
+  return { config, engine, gate, runner, logger, signingKey, close: () => engine.close() }
 }

@@ -30,7 +30,7 @@ async function firstRun(rt: Runtime, baseUrl: string): Promise<void> {
 
 export async function serveCommand(rt: Runtime): Promise<void> {
   const { config, logger } = rt
-  const app = buildApp({ config, runner: rt.runner, logger })
+  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey })
   const host = config.HOST
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`
   await firstRun(rt, baseUrl)

@@ -35,8 +35,8 @@ export interface QueryRunner {
   rows<T>(stmt: Statement, opts: RunOptions): Promise<T[]>
   /** Raw bytes in an output format, for exports; passes the gate for its whole duration. */
   stream(stmt: Statement, format: string, opts: RunOptions): AsyncIterable<Uint8Array>
-  /** A statement that returns no rows (DDL, INSERT … SELECT); writes are allowed. */
-  command(stmt: Statement, opts?: { timeoutS?: number }): Promise<void>
+  /** A statement that returns no rows (DDL, INSERT); writes are allowed. */
+  command(stmt: Statement): Promise<void>
 }
 
 // Settings go into the statement itself: under chDB, client-level settings become SETs that
@@ -121,13 +121,12 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
       })()
     },
 
-    async command(stmt: Statement, opts: { timeoutS?: number } = {}): Promise<void> {
+    async command(stmt: Statement): Promise<void> {
       const started = performance.now()
       try {
-        await engine.client.command({
-          query: withSettings(stmt.sql, { timeoutS: opts.timeoutS ?? 600, readonly: false }),
-          query_params: stmt.params,
-        })
+        // Sent as written: a trailing SETTINGS clause would be table settings on DDL and a
+        // syntax error after INSERT … VALUES.
+        await engine.client.command({ query: stmt.sql, query_params: stmt.params })
         logger.debug({ query: stmt.name, ms: Math.round(performance.now() - started) }, 'command')
       } catch (err) {
         throw classifyEngineError(err)

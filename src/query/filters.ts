@@ -1,0 +1,204 @@
+import { z } from '@hono/zod-openapi'
+import { DateTime } from 'luxon'
+import { invalidParameters, type ErrorDetail } from '../http/errors.ts'
+import { SESSION_FILTER_COLUMNS } from './dimensions.ts'
+import { findEventColumn, UTM_FIELDS, utmPropertyKey, type ColumnKind } from './event-columns.ts'
+import type { SqlParams } from './sql-params.ts'
+import { clickhouseInstant } from './time-range.ts'
+
+export const OPERATORS = [
+  'is',
+  'isNot',
+  'contains',
+  'doesNotContain',
+  'startsWith',
+  'endsWith',
+  'regex',
+  'isNull',
+  'isNotNull',
+  'gt',
+  'lt',
+  'gte',
+  'lte',
+] as const
+export type Operator = (typeof OPERATORS)[number]
+
+export const MAX_FILTERS = 20
+export const MAX_FILTER_VALUES = 100
+
+export const FilterSchema = z
+  .object({
+    name: z.string().min(1).max(256),
+    operator: z.enum(OPERATORS),
+    value: z.array(z.union([z.string().max(4096), z.number(), z.boolean()])).max(MAX_FILTER_VALUES),
+    id: z.string().optional().openapi({ description: 'Ignored; accepted because OpenPanel clients send it' }),
+  })
+  .strict()
+  .openapi('Filter')
+export type Filter = z.infer<typeof FilterSchema>
+
+export const FiltersSchema = z
+  .array(FilterSchema)
+  .max(MAX_FILTERS)
+  .openapi({
+    description:
+      'JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. ' +
+      'Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; ' +
+      'several values OR, except isNot and doesNotContain whose values AND.',
+  })
+
+/**
+ * Where the filtered rows come from:
+ * - `sessions`: rows of `sessions`; session attributes match directly, event attributes keep
+ *   the sessions with at least one matching event;
+ * - `pageViews`: rows of `events`; event attributes match the row, session attributes keep the
+ *   rows whose session matches;
+ * - `events`: rows of `events`; every name is the event's own value.
+ */
+export type FilterScope = 'sessions' | 'pageViews' | 'events'
+
+/** The bound placeholders the subqueries need to stay inside the project and the window. */
+export interface FilterContext {
+  project: string
+  from: string
+  to: string
+}
+
+interface Operand {
+  expr: string
+  kind: ColumnKind | 'float32'
+  level: 'session' | 'event'
+}
+
+const FLOAT32_COLUMNS = new Set(['longitude', 'latitude'])
+const NULLABLE_COLUMNS = new Set(['longitude', 'latitude', 'imported_at'])
+
+function resolve(name: string, scope: FilterScope, params: SqlParams): Operand | undefined {
+  if (name.startsWith('properties.') && name.length > 'properties.'.length) {
+    return { expr: `properties[${params.add(name.slice('properties.'.length), 'String')}]`, kind: 'string', level: 'event' }
+  }
+  if (scope !== 'events' && SESSION_FILTER_COLUMNS.has(name)) return { expr: name, kind: 'string', level: 'session' }
+  if ((UTM_FIELDS as readonly string[]).includes(name)) {
+    return { expr: `properties[${params.add(utmPropertyKey(name), 'String')}]`, kind: 'string', level: 'event' }
+  }
+  const column = findEventColumn(name)
+  if (!column) return undefined
+  const kind = FLOAT32_COLUMNS.has(column.column) ? 'float32' : column.kind
+  return { expr: column.column, kind, level: 'event' }
+}
+
+const isNumeric = (v: string | number | boolean) => typeof v === 'number' || (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)))
+
+function parseInstant(v: string | number | boolean): string | undefined {
+  if (typeof v !== 'string') return undefined
+  const t = DateTime.fromISO(v.trim().replace(' ', 'T'), { zone: 'UTC' })
+  return t.isValid ? clickhouseInstant(t) : undefined
+}
+
+function predicate(op: Operand, f: Filter, params: SqlParams, path: string, issues: ErrorDetail[]): string | undefined {
+  const text = op.kind === 'string' ? op.expr : `toString(${op.expr})`
+  const strings = f.value.map(String)
+  const orEach = (build: (placeholder: string) => string, type: string, values: unknown[]) =>
+    `(${values.map((v) => build(params.add(v, type))).join(' OR ')})`
+
+  switch (f.operator) {
+    case 'isNull':
+      return op.kind === 'string' ? `${op.expr} = ''` : NULLABLE_COLUMNS.has(op.expr) ? `${op.expr} IS NULL` : '0'
+    case 'isNotNull':
+      return op.kind === 'string' ? `${op.expr} != ''` : NULLABLE_COLUMNS.has(op.expr) ? `${op.expr} IS NOT NULL` : '1'
+    case 'contains':
+      return `multiSearchAny(${text}, ${params.add(strings, 'Array(String)')})`
+    case 'doesNotContain':
+      return `NOT multiSearchAny(${text}, ${params.add(strings, 'Array(String)')})`
+    case 'startsWith':
+      return orEach((p) => `startsWith(${text}, ${p})`, 'String', strings)
+    case 'endsWith':
+      return orEach((p) => `endsWith(${text}, ${p})`, 'String', strings)
+    case 'regex':
+      return orEach((p) => `match(${text}, ${p})`, 'String', strings)
+    case 'is':
+    case 'isNot': {
+      const negate = f.operator === 'isNot' ? 'NOT ' : ''
+      if (op.kind === 'number' || op.kind === 'float32') {
+        if (!f.value.every(isNumeric)) {
+          issues.push({ path, message: `${f.name} is numeric; every value must be a number` })
+          return undefined
+        }
+        const type = op.kind === 'float32' ? 'Array(Float32)' : 'Array(Float64)'
+        return `${op.expr} ${negate}IN ${params.add(f.value.map(Number), type)}`
+      }
+      if (op.kind === 'datetime') {
+        const instants = f.value.map(parseInstant)
+        if (instants.some((v) => v === undefined)) {
+          issues.push({ path, message: `${f.name} is a date-time; every value must be ISO 8601` })
+          return undefined
+        }
+        return `${op.expr} ${negate}IN ${params.add(instants, "Array(DateTime64(3, 'UTC'))")}`
+      }
+      return `${text} ${negate}IN ${params.add(strings, 'Array(String)')}`
+    }
+    case 'gt':
+    case 'lt':
+    case 'gte':
+    case 'lte': {
+      const sign = { gt: '>', lt: '<', gte: '>=', lte: '<=' }[f.operator]
+      if (op.kind === 'datetime') {
+        const instants = f.value.map(parseInstant)
+        if (instants.some((v) => v === undefined)) {
+          issues.push({ path, message: `${f.name} is a date-time; every value must be ISO 8601` })
+          return undefined
+        }
+        return orEach((p) => `${op.expr} ${sign} ${p}`, "DateTime64(3, 'UTC')", instants)
+      }
+      if (!f.value.every(isNumeric)) {
+        issues.push({ path, message: `${f.operator} compares numbers; every value must be a number` })
+        return undefined
+      }
+      const left = op.kind === 'number' || op.kind === 'float32' ? op.expr : `toFloat64OrNull(${op.expr})`
+      return orEach((p) => `${left} ${sign} ${p}`, 'Float64', f.value.map(Number))
+    }
+  }
+}
+
+/**
+ * Compiles filters to ` AND …` conditions for the scope's rows. Every value becomes a query
+ * parameter; only column names from the allow-lists reach the SQL text.
+ */
+export function compileFilters(filters: readonly Filter[], scope: FilterScope, params: SqlParams, ctx: FilterContext): string {
+  const issues: ErrorDetail[] = []
+  const direct: string[] = []
+  const sessionLevel: string[] = []
+  const eventLevel: string[] = []
+  filters.forEach((f, i) => {
+    const path = `filters.${i}`
+    const needsValues = f.operator !== 'isNull' && f.operator !== 'isNotNull'
+    // OpenPanel treats an empty value list as "no filter"; its clients rely on that.
+    if (needsValues && f.value.length === 0) return
+    const operand = resolve(f.name, scope, params)
+    if (!operand) {
+      issues.push({ path: `${path}.name`, message: `unknown filter name "${f.name}"` })
+      return
+    }
+    const sql = predicate(operand, f, params, `${path}.value`, issues)
+    if (sql === undefined) return
+    if (scope === 'sessions' && operand.level === 'event') eventLevel.push(sql)
+    else if (scope === 'pageViews' && operand.level === 'session') sessionLevel.push(sql)
+    else direct.push(sql)
+  })
+  if (issues.length > 0) throw invalidParameters(issues)
+
+  const parts = direct.map((sql) => `(${sql})`)
+  // Each event filter keeps the sessions with at least one matching event of their own.
+  for (const sql of eventLevel) {
+    parts.push(
+      `id IN (SELECT session_id FROM events WHERE project_id = ${ctx.project} AND created_at >= ${ctx.from} AND (${sql}))`,
+    )
+  }
+  if (sessionLevel.length > 0) {
+    parts.push(
+      `session_id IN (SELECT id FROM sessions FINAL WHERE project_id = ${ctx.project} AND ended_at >= ${ctx.from} ` +
+        `AND created_at < ${ctx.to} AND ${sessionLevel.map((s) => `(${s})`).join(' AND ')})`,
+    )
+  }
+  return parts.map((p) => ` AND ${p}`).join('')
+}

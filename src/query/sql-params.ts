@@ -1,0 +1,18 @@
+/**
+ * Collects the values of one statement. Code asks for a placeholder with a type it chooses;
+ * the value travels to ClickHouse as a query parameter, never as SQL text.
+ */
+export class SqlParams {
+  readonly values: Record<string, unknown>
+  #next = 0
+
+  constructor(initial: Record<string, unknown> = {}) {
+    this.values = { ...initial }
+  }
+
+  add(value: unknown, type: string): string {
+    const name = `v${this.#next++}`
+    this.values[name] = value
+    return `{${name}:${type}}`
+  }
+}

@@ -1,0 +1,35 @@
+import { z } from '@hono/zod-openapi'
+import { STATUS_CODES } from 'node:http'
+
+export const ErrorBodySchema = z
+  .object({
+    status: z.number().int(),
+    error: z.string().openapi({ description: 'HTTP reason phrase' }),
+    code: z.string().openapi({ description: 'Stable snake_case code' }),
+    message: z.string(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    requestId: z.string(),
+  })
+  .openapi('Error')
+
+/** Documented error responses, all in the one envelope. */
+export function errorResponses(statuses: number[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: STATUS_CODES[status] ?? 'Error', content: { 'application/json': { schema: ErrorBodySchema } } },
+    ]),
+  )
+}
+
+const header = (description: string) => ({ description, schema: { type: 'string' as const } })
+
+export const RANGE_HEADERS = {
+  'X-Quarry-Range': header('Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive'),
+  'X-Quarry-Timezone': header('Timezone the window and buckets were computed in'),
+}
+
+export const PAGE_HEADERS = {
+  'X-Next-Cursor': header('Cursor of the next page; absent on the last page'),
+  Link: header('<url>; rel="next" for the next page; absent on the last page'),
+}
