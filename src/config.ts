@@ -29,6 +29,9 @@ export const configSchema = z.object({
   QUARRY_RATE_WINDOW_S: positiveInt.default(10),
   QUARRY_AUTH_FAILURE_LIMIT: positiveInt.default(20),
   QUARRY_AUTH_CACHE_TTL_S: z.coerce.number().min(0).default(60),
+  QUARRY_PROJECT_CACHE_TTL_S: z.coerce.number().min(0).default(60),
+  /** How many proxies in front of Quarry append to X-Forwarded-For; 0 trusts the socket's peer only. */
+  QUARRY_TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
   QUARRY_SHUTDOWN_GRACE_S: positiveInt.default(10),
 })
 
