@@ -1,4 +1,4 @@
-import type { QueryStats } from './clickhouse/run.ts'
+import type { QueryRunner, QueryStats } from './clickhouse/run.ts'
 import type { Project } from './projects.ts'
 
 /** The caller, once its credentials are verified; write clients never get this far. */
@@ -17,5 +17,7 @@ export interface AppEnv {
     client: AuthenticatedClient
     /** The project the request addresses, after the access check. */
     project: Project
+    /** The runner for this request: the real one, or one that records for explain=sql. */
+    runner: QueryRunner
   }
 }

@@ -4,10 +4,15 @@ import type { AppEnv } from './app-env.ts'
 import { emptyStats, type QueryRunner } from './clickhouse/run.ts'
 import type { Config } from './config.ts'
 import { createAuth, type AuthHooks } from './auth/middleware.ts'
+import { compress } from 'hono/compress'
 import { accessLog } from './http/access-log.ts'
+import { apiCors } from './http/cors.ts'
+import { explainable } from './http/explain.ts'
+import { allowedMethods, queryStringLimit } from './http/limits.ts'
 import { ApiError, errorBody, invalidParameters, toApiError } from './http/errors.ts'
 import { requestId } from './http/request-id.ts'
 import { insightsRoutes } from './routes/insights.ts'
+import { mountDocs } from './routes/docs.ts'
 import { systemRoutes } from './routes/system.ts'
 
 export interface AppDeps {
@@ -18,6 +23,8 @@ export interface AppDeps {
   signingKey: Buffer
   /** The clock the date ranges resolve against; tests pin it. */
   now?: () => Date
+  /** Shown in the OpenAPI document. */
+  version?: string
   /** Test seams of authentication and rate limiting. */
   auth?: AuthHooks
 }
@@ -47,25 +54,40 @@ export function buildApp(deps: AppDeps) {
     }
   })
 
+  app.use('*', queryStringLimit)
+  app.use('*', compress({ threshold: 1024 }))
+  // CORS answers preflights before authentication, which a preflight cannot pass.
+  app.use('/insights/*', apiCors)
+  app.use('/export/*', apiCors)
+
   // Registered before any /insights or /export route, so it runs before their parameter validation.
   const auth = createAuth(deps)
   app.use('/insights/*', auth.authenticate, auth.rateLimit)
   app.use('/insights/:projectId/*', auth.projectFrom('path'))
   app.use('/export/*', auth.authenticate, auth.rateLimit, auth.projectFrom('query'))
+  app.use('/insights/*', explainable(deps.runner))
+  app.use('/export/*', explainable(deps.runner))
 
   app.route('/', systemRoutes(deps.runner))
 
   app.route(
     '/',
     insightsRoutes({
-      runner: deps.runner,
       signingKey: deps.signingKey,
       now: deps.now ?? (() => new Date()),
       queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S,
     }),
   )
 
+  mountDocs(app, deps.version ?? '0.0.0')
+
   app.notFound((c) => {
+    const allow = allowedMethods(app.routes, c.req.path)
+    if (allow.length > 0) {
+      c.header('Allow', allow.join(', '))
+      const err = new ApiError(405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}`)
+      return c.json(errorBody(err, c.get('requestId')), 405)
+    }
     const err = new ApiError(404, 'not_found', `no route for ${c.req.method} ${c.req.path}`)
     return c.json(errorBody(err, c.get('requestId')), 404)
   })

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module'
 import { buildApp } from '../app.ts'
 import { createClientRow } from '../auth/clients.ts'
 import { listProjects } from '../projects.ts'
@@ -6,6 +7,7 @@ import { listen } from '../server.ts'
 import { seedWithProject } from './seed.ts'
 
 const DEMO_EVENTS = 1_000_000
+const PACKAGE_VERSION: string = createRequire(import.meta.url)('../../package.json').version
 
 /** On an empty embedded engine: a demo project with a month of traffic and a read client for it. */
 async function firstRun(rt: Runtime, baseUrl: string): Promise<void> {
@@ -30,7 +32,7 @@ async function firstRun(rt: Runtime, baseUrl: string): Promise<void> {
 
 export async function serveCommand(rt: Runtime): Promise<void> {
   const { config, logger } = rt
-  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey })
+  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: PACKAGE_VERSION })
   const host = config.HOST
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`
   await firstRun(rt, baseUrl)

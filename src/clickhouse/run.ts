@@ -39,24 +39,26 @@ export interface QueryRunner {
   command(stmt: Statement): Promise<void>
 }
 
-// Settings go into the statement itself: under chDB, client-level settings become SETs that
-// would stick to the shared session and leak into later queries.
-function withSettings(sql: string, opts: RunOptions, extra: Record<string, string | number> = {}): string {
+/**
+ * The exact text sent for a read. Settings go into the statement itself: under chDB,
+ * client-level settings become SETs that would stick to the shared session.
+ */
+export function finalSql(stmt: Statement, opts: RunOptions, format: string): string {
   const settings: Record<string, string | number> = {
     max_execution_time: opts.timeoutS,
     output_format_json_quote_64bit_integers: 0,
-    ...extra,
+    ...stmt.settings,
   }
   if (opts.readonly !== false) settings.readonly = 2
   const list = Object.entries(settings).map(([k, v]) => `${k} = ${typeof v === 'number' ? v : `'${v}'`}`)
-  return `${sql.trimEnd().replace(/;$/, '')}\nSETTINGS ${list.join(', ')}`
+  return `${stmt.sql.trimEnd().replace(/;$/, '')}\nSETTINGS ${list.join(', ')}\nFORMAT ${format}`
 }
 
 export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logger): QueryRunner {
   return {
     async rows<T>(stmt: Statement, opts: RunOptions): Promise<T[]> {
       const queryId = randomUUID()
-      const sql = `${withSettings(stmt.sql, opts, stmt.settings)}\nFORMAT JSONEachRow`
+      const sql = finalSql(stmt, opts, 'JSONEachRow')
       return gate.run(async () => {
         const started = performance.now()
         try {
@@ -92,7 +94,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
 
     stream(stmt: Statement, format: string, opts: RunOptions): AsyncIterable<Uint8Array> {
       const queryId = randomUUID()
-      const sql = `${withSettings(stmt.sql, opts, stmt.settings)}\nFORMAT ${format}`
+      const sql = finalSql(stmt, opts, format)
       return (async function* () {
         // The slot is held for the whole stream, so a long export counts against the gate.
         let release: () => void = () => {}

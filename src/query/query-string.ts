@@ -32,6 +32,8 @@ export function readQuery<S extends z.ZodType>(url: string, schema: S, opts: Rea
   const issues: ErrorDetail[] = []
 
   for (const key of new Set(search.keys())) {
+    // explain=sql is checked by its own middleware before any route sees the query.
+    if (key === 'explain') continue
     const values = search.getAll(key)
     const match = BRACKET_FILTER.exec(key)
     if (match) {

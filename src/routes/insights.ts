@@ -24,7 +24,6 @@ import { invalidParameters } from '../http/errors.ts'
 import { errorResponses, RANGE_HEADERS, PAGE_HEADERS } from './openapi-shared.ts'
 
 export interface InsightsDeps {
-  runner: QueryRunner
   signingKey: Buffer
   now: () => Date
   queryTimeoutS: number
@@ -142,7 +141,7 @@ export function insightsRoutes(deps: InsightsDeps) {
       throw invalidParameters([{ path: 'interval', message: `more than ${MAX_BUCKETS} ${interval} buckets; choose a larger interval` }])
     }
     const previous = q.previous === 'true' ? previousRange(range) : undefined
-    const rows = await deps.runner.rows<MetricRow>(
+    const rows = await c.get('runner').rows<MetricRow>(
       metricsStatement({ projectId: c.get('project').id, range, previous, interval, filters: q.filters ?? [] }),
       { ...run, stats: c.get('stats') },
     )
@@ -160,7 +159,7 @@ export function insightsRoutes(deps: InsightsDeps) {
   app.get('/insights/:projectId/live', async (c) => {
     readQuery(c.req.url, z.object({}).strict())
     const now = DateTime.fromJSDate(deps.now(), { zone: 'UTC' })
-    const [row] = await deps.runner.rows<{ visitors: number }>(liveStatement(c.get('project').id, now), {
+    const [row] = await c.get('runner').rows<{ visitors: number }>(liveStatement(c.get('project').id, now), {
       ...run,
       stats: c.get('stats'),
     })
@@ -174,7 +173,7 @@ export function insightsRoutes(deps: InsightsDeps) {
       const fp = fingerprint(route, q)
       const position = pagePosition(q.cursor, q.limit, fp, deps.signingKey)
       const range = position.range ?? resolveWindow(c, q)
-      const rows = await deps.runner.rows<Row>(
+      const rows = await c.get('runner').rows<Row>(
         statement({ projectId: c.get('project').id, range, filters: q.filters ?? [], limit: q.limit + 1, offset: position.offset }),
         { ...run, stats: c.get('stats') },
       )
