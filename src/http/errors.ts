@@ -62,6 +62,12 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof HTTPException) {
     return new ApiError(err.status as ContentfulStatusCode, STATUS_CODES[err.status]?.toLowerCase().replace(/\W+/g, '_') ?? 'error', err.message)
   }
-  if (err instanceof EngineQueryError) return new ApiError(500, 'internal_error', 'the query failed')
+  if (err instanceof EngineQueryError) {
+    // A regex filter is the one user value ClickHouse compiles; its syntax errors are the caller's.
+    if (err.clickhouseCode === '427') {
+      return invalidParameters([{ path: 'filters', message: 'a regex filter is not a valid RE2 pattern' }])
+    }
+    return new ApiError(500, 'internal_error', 'the query failed')
+  }
   return new ApiError(500, 'internal_error', 'an unexpected error occurred')
 }
