@@ -168,9 +168,9 @@ describe('failed authentications per source address', () => {
     }
     const wrong = { 'openpanel-client-id': alice.id, 'openpanel-client-secret': 'sec_guess' }
     for (let i = 0; i < 3; i++) expect((await get('10.0.0.1', wrong)).status).toBe(401)
-    expect(await get('10.0.0.1', wrong)).toEqual({ status: 429, retryAfter: '10', code: 'too_many_auth_failures' })
+    expect(await get('10.0.0.1', wrong)).toEqual({ status: 429, retryAfter: '10', code: 'rate_limited' })
     now += 4_000
-    expect(await get('10.0.0.1', creds(alice))).toEqual({ status: 429, retryAfter: '6', code: 'too_many_auth_failures' })
+    expect(await get('10.0.0.1', creds(alice))).toEqual({ status: 429, retryAfter: '6', code: 'rate_limited' })
     expect((await get('10.0.0.2', creds(alice))).status).toBe(200)
     now += 6_000
     expect((await get('10.0.0.1', creds(alice))).status).toBe(200)

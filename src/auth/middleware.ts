@@ -1,4 +1,3 @@
-import type { Context } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import type { Logger } from 'pino'
 import type { AppEnv } from '../app-env.ts'
@@ -52,14 +51,13 @@ export function createAuth(deps: AuthDeps) {
     const ms = failures.blockedForMs(address)
     if (ms > 0) {
       const retryAfter = String(Math.max(1, Math.ceil(ms / 1000)))
-      throw new ApiError(429, 'too_many_auth_failures', `too many failed authentications from this address; retry in ${retryAfter} s`, undefined, {
-        'Retry-After': retryAfter,
-      })
+      const message = `too many failed authentications from this address; retry in ${retryAfter} s`
+      throw new ApiError(429, 'rate_limited', message, undefined, { 'Retry-After': retryAfter })
     }
   }
 
   /** Verifies the credentials and leaves the client in `c.get('client')`; write clients stop here. */
-  const authenticate = createMiddleware<AppEnv>(async (c: Context<AppEnv>, next) => {
+  const authenticate = createMiddleware<AppEnv>(async (c, next) => {
     const address = addressOf(c)
     refuseIfBlocked(address)
     const credentials = readCredentials((name) => c.req.header(name))
