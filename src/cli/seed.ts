@@ -1,7 +1,7 @@
 import { createProject, findProject, PROJECT_ID } from '../projects.ts'
 import type { Runtime } from '../runtime.ts'
-import { seedProject } from '../seed/seed.ts'
-import { parse, positiveInteger, UsageError } from './usage.ts'
+import { AlreadySeededError, seedProject } from '../seed/seed.ts'
+import { CommandError, parse, positiveInteger, UsageError } from './usage.ts'
 
 export interface SeedRequest {
   projectId: string
@@ -40,7 +40,9 @@ export async function seedWithProject(rt: Runtime, req: SeedRequest, showProgres
   const progress = showProgress
     ? (done: number, total: number) => process.stderr.write(`\rseeding ${req.projectId}: ${Math.round((done / total) * 100)}%`)
     : undefined
-  const { events } = await seedProject(rt.runner, req, progress)
+  const { events } = await seedProject(rt.runner, req, progress).catch((err: unknown) => {
+    throw err instanceof AlreadySeededError ? new CommandError(err.message) : err
+  })
   if (showProgress) process.stderr.write('\n')
   return events
 }
