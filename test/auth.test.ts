@@ -263,6 +263,14 @@ describe('authentication before parameter validation', () => {
     })
   }
 
+  it('holds for the real insights routes that buildApp mounts', async () => {
+    const url = '/insights/alpha/metrics?range=not-a-range'
+    const r1 = await app.request(url)
+    expect([r1.status, ((await r1.json()) as { code: string }).code]).toEqual([401, 'invalid_credentials'])
+    const r2 = await app.request(url, { headers: headersOf(client('read')) })
+    expect([r2.status, ((await r2.json()) as { code: string }).code]).toEqual([400, 'invalid_parameters'])
+  })
+
   it('a read client learns nothing about parameters of a project it may not read', async () => {
     const res = await app.request('/insights/beta/_auth/validated?limit=999', { headers: headersOf(client('read')) })
     expect(res.status).toBe(403)
