@@ -11,6 +11,7 @@ import { explainable } from './http/explain.ts'
 import { allowedMethods, queryStringLimit } from './http/limits.ts'
 import { ApiError, errorBody, invalidParameters, toApiError } from './http/errors.ts'
 import { requestId } from './http/request-id.ts'
+import { exportChartsRoutes } from './routes/export-charts.ts'
 import { insightsRoutes } from './routes/insights.ts'
 import { mountDocs } from './routes/docs.ts'
 import { systemRoutes } from './routes/system.ts'
@@ -77,6 +78,10 @@ export function buildApp(deps: AppDeps) {
       now: deps.now ?? (() => new Date()),
       queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S,
     }),
+  )
+  app.route(
+    '/',
+    exportChartsRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S }),
   )
 
   mountDocs(app, deps.version ?? '0.0.0')

@@ -21,7 +21,7 @@ function windowParams(projectId: string, range: TimeRange, earliest: DateTime = 
 }
 
 /** Unix seconds of the bucket's start, in the request's timezone (an allow-listed expression). */
-function bucketExpression(interval: Interval, tz: string): string {
+export function bucketExpression(interval: Interval, tz: string): string {
   switch (interval) {
     case 'minute':
       return 'toUnixTimestamp(toStartOfMinute(created_at))'
