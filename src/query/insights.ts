@@ -49,9 +49,13 @@ export function metricsStatement(req: MetricsRequest): Statement {
   const { params, ctx } = windowParams(req.projectId, req.range, req.previous?.start)
   const tz = params.add(req.range.timezone, 'String')
   const sessionFilters = compileFilters(req.filters, 'sessions', params, ctx)
+  // A purchase in the window may belong to a session that began before it, whose matching event
+  // may be older than the window too: its events are searched from the earliest such session's start.
+  const overlapping = `project_id = ${ctx.project} AND ended_at >= ${ctx.from} AND created_at < ${ctx.to}`
+  const revenueCtx = { ...ctx, from: `(SELECT min(created_at) FROM sessions FINAL WHERE ${overlapping})` }
   const revenueFilters = sessionFilters
-    ? ` AND session_id IN (SELECT id FROM sessions FINAL WHERE project_id = ${ctx.project} ` +
-      `AND ended_at >= ${ctx.from} AND created_at < ${ctx.to}${sessionFilters})`
+    ? ` AND session_id IN (SELECT id FROM sessions FINAL WHERE ${overlapping}` +
+      `${compileFilters(req.filters, 'sessions', params, revenueCtx)})`
     : ''
   return {
     name: 'insights_metrics',
