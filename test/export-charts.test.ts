@@ -569,6 +569,41 @@ describe('GET /export/charts', () => {
     })
   })
 
+  it('project_id works like projectId', async () => {
+    const search = new URLSearchParams({ project_id: PROJECT, ...WINDOW, series: JSON.stringify([{ name: 'click' }]) })
+    const res = await app.request(`/export/charts?${search}`, { headers: credentials })
+    expect(res.status).toBe(200)
+    const [exp] = expected({ name: 'click' }, START, END, 'day')
+    expect(((await res.json()) as any).series[0].metrics.sum).toBe(sum(exp!.values))
+  })
+
+  it('values reach ClickHouse as parameters only (explain=sql)', async () => {
+    const hostile = "x'); DROP TABLE events; --"
+    const { status, body } = await chart({
+      ...WINDOW,
+      explain: 'sql',
+      series: [{ name: hostile, segment: 'property_sum', property: `properties.${hostile}`, filters: [{ name: 'os', operator: 'is', value: [hostile] }] }],
+      breakdowns: [{ name: `properties.${hostile}` }],
+    })
+    expect(status).toBe(200)
+    expect(body.sql).toHaveLength(1)
+    expect(body.sql[0]).not.toContain('DROP TABLE')
+    // Fragments land in the statement only, never inside a comment line.
+    for (const line of (body.sql[0] as string).split('\n')) if (line.trim().startsWith('--')) expect(line).not.toMatch(/\{v\d+:/)
+    expect(Object.values(body.params)).toContain(hostile)
+  })
+
+  it('is described in the OpenAPI document', async () => {
+    const res = await app.request('/openapi.json')
+    expect(res.status).toBe(200)
+    const doc = (await res.json()) as any
+    const op = doc.paths['/export/charts'].get
+    const names = op.parameters.map((p: { name: string }) => p.name)
+    for (const n of ['projectId', 'project_id', 'series', 'events', 'breakdowns', 'limit', 'interval', 'range', 'startDate', 'endDate', 'timezone', 'previous']) {
+      expect(names).toContain(n)
+    }
+  })
+
   it('without credentials: 401', async () => {
     const res = await app.request(`/export/charts?projectId=${PROJECT}`)
     expect(res.status).toBe(401)

@@ -9,11 +9,12 @@
 -- Only the top {limit} breakdown groups are returned, ranked by the sum of their period-0 bucket
 -- values (ties by the labels); a group without any period-0 event is not a series.
 --
--- Fragments: {{bucket}} the bucket expression, {{labels}} three `… AS lN` expressions,
--- {{measure}} the property value (property segments), {{conditions}} ` AND …` predicates (event
--- name, series filters, segment requirements), {{dedupe}} the one_event_per_user reduction
--- (each profile keeps only its latest event of the period) or nothing, {{value}} the segment's
--- aggregate. All come from allow-lists in src/query/charts.ts; values are {name:Type} parameters.
+-- Fragment slots (named without their braces here, since a slot is replaced wherever it appears):
+-- bucket, the bucket expression; labels, three `… AS lN` expressions; measure, the property value
+-- (property segments); conditions, ` AND …` predicates (event name, series filters, segment
+-- requirements); dedupe, the one_event_per_user reduction (each profile keeps only its latest event
+-- of the period) or nothing; value, the segment's aggregate. All come from allow-lists in
+-- src/query/charts.ts; values are {name:Type} parameters.
 SELECT period, bucket, is_total, value, profiles, l0, l1, l2
 FROM (
   SELECT *, dense_rank() OVER (ORDER BY group_sum DESC, l0, l1, l2) AS group_rank

@@ -147,6 +147,8 @@ export function chartSeriesStatement(req: ChartSeriesRequest): Statement {
     conditions.push(`${expr} IS NOT NULL AND isFinite(${expr})`)
     measure = `assumeNotNull(${expr})`
   }
+  // An empty profile_id or session_id is no profile or session: those events do not count for the
+  // segments that count profiles or sessions (OpenPanel counts '' as one more distinct value).
   if (req.segment === 'user' || req.segment === 'user_average' || req.segment === 'one_event_per_user') {
     conditions.push(`profile_id != ''`)
   }
