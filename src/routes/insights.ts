@@ -170,7 +170,8 @@ export function insightsRoutes(deps: InsightsDeps) {
   const rankedList = <Row>(route: string, statement: (req: Parameters<typeof pagesStatement>[0]) => Parameters<QueryRunner['rows']>[0], shape: (row: Row) => unknown) =>
     app.get(`/insights/:projectId/${route}`, async (c) => {
       const q = readQuery(c.req.url, ListQuery, { json: ['filters'] })
-      const fp = fingerprint(route, q)
+      // The project is part of what a cursor belongs to: one project's window must not page another's ranking.
+      const fp = fingerprint(`${c.get('project').id}/${route}`, q)
       const position = pagePosition(q.cursor, q.limit, fp, deps.signingKey)
       const range = position.range ?? resolveWindow(c, q)
       const rows = await c.get('runner').rows<Row>(
