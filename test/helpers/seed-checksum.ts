@@ -1,0 +1,32 @@
+// Seeds a project into the data directory given as first argument and prints, as one JSON line,
+// a row count and a checksum over every column of every table the seed writes. It runs as a
+// process of its own because chDB serves one data directory per process.
+import { seedProject } from '../../src/seed/seed.ts'
+import { openRuntime } from '../../src/runtime.ts'
+import { createLogger } from '../../src/log.ts'
+import { testConfig } from './runtime.ts'
+
+const [dir, request] = process.argv.slice(2)
+if (!dir || !request) throw new Error('usage: seed-checksum.ts <data dir> <seed request JSON>')
+const req = JSON.parse(request) as { projectId: string; events: number; days: number; seed: number; end: string }
+
+const rt = await openRuntime(testConfig({ QUARRY_DATA_DIR: dir }), createLogger('silent'))
+try {
+  await seedProject(rt.runner, { ...req, end: new Date(req.end) })
+  const sums: Record<string, { rows: number; sum: string }> = {}
+  // RowBinary keeps NULLs and map entries in the hashed bytes (cityHash64 of a NULL is NULL).
+  for (const table of ['events', 'sessions FINAL', 'profiles FINAL', 'event_meta FINAL']) {
+    const [row] = await rt.runner.rows<{ rows: number; sum: string }>(
+      {
+        name: 'checksum',
+        sql: `SELECT count() AS rows, toString(sum(cityHash64(formatRow('RowBinary', *)))) AS sum FROM ${table}`,
+        params: {},
+      },
+      { timeoutS: 60 },
+    )
+    sums[table] = row!
+  }
+  process.stdout.write(`${JSON.stringify(sums)}\n`)
+} finally {
+  await rt.close()
+}
