@@ -12,6 +12,7 @@ import { allowedMethods, queryStringLimit } from './http/limits.ts'
 import { ApiError, errorBody, invalidParameters, toApiError } from './http/errors.ts'
 import { requestId } from './http/request-id.ts'
 import { exportChartsRoutes } from './routes/export-charts.ts'
+import { exportEventsRoutes } from './routes/export-events.ts'
 import { insightsRoutes } from './routes/insights.ts'
 import { mountDocs } from './routes/docs.ts'
 import { systemRoutes } from './routes/system.ts'
@@ -77,6 +78,16 @@ export function buildApp(deps: AppDeps) {
       signingKey: deps.signingKey,
       now: deps.now ?? (() => new Date()),
       queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S,
+    }),
+  )
+  app.route(
+    '/',
+    exportEventsRoutes({
+      signingKey: deps.signingKey,
+      now: deps.now ?? (() => new Date()),
+      queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S,
+      exportTimeoutS: deps.config.QUARRY_EXPORT_TIMEOUT_S,
+      logger: deps.logger,
     }),
   )
   app.route(

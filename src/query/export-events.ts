@@ -1,0 +1,303 @@
+import { DateTime } from 'luxon'
+import type { Statement } from '../clickhouse/run.ts'
+import { invalidParameters, type ErrorDetail } from '../http/errors.ts'
+import { compileFilters, type Filter } from './filters.ts'
+import { SqlParams } from './sql-params.ts'
+import { renderSql } from './sql-templates.ts'
+import { clickhouseInstant } from './time-range.ts'
+
+const INSTANT = "DateTime64(3, 'UTC')"
+
+/** `YYYY-MM-DDThh:mm:ss.mmmZ` of a DateTime64(3, 'UTC') column, as ClickHouse writes it. */
+const iso = (column: string) => `concat(replaceOne(toString(${column}), ' ', 'T'), 'Z')`
+
+/** How an output shape differs: CSV cells are flat, so nested values travel as JSON text. */
+export type Shape = 'json' | 'csv'
+
+interface OutputField {
+  /** The key in the event object (OpenPanel's camelCase). */
+  key: string
+  /** Raw `events` columns the expression reads. */
+  columns: readonly string[]
+  sql: (shape: Shape) => string
+  join?: 'profile' | 'meta'
+}
+
+const column = (key: string, name: string): OutputField => ({ key, columns: [name], sql: () => `e.${name}` })
+const nested = (expr: string) => (shape: Shape) => (shape === 'csv' ? `toJSONString(${expr})` : expr)
+
+const PROFILE_STUB = 'Tuple(id String, isExternal Bool)'
+const PROFILE_FULL =
+  'Tuple(id String, isExternal Bool, firstName String, lastName String, email String, avatar String, ' +
+  'properties Map(String, String), createdAt String, lastSeenAt String, projectId String)'
+const PROFILE_VARIANT = `Variant(${PROFILE_STUB}, ${PROFILE_FULL})`
+const META_VARIANT = 'Variant(Tuple(name String, conversion Bool, color String, icon String, projectId String, createdAt String))'
+
+/**
+ * Every field an event object can carry, in output order. The first fourteen are always there;
+ * the rest come with `includes`. Only these expressions ever reach the SQL text.
+ */
+const FIELDS: readonly OutputField[] = [
+  column('id', 'id'),
+  column('name', 'name'),
+  column('deviceId', 'device_id'),
+  column('profileId', 'profile_id'),
+  column('projectId', 'project_id'),
+  column('sessionId', 'session_id'),
+  { key: 'createdAt', columns: ['created_at'], sql: () => iso('e.created_at') },
+  column('path', 'path'),
+  column('origin', 'origin'),
+  column('country', 'country'),
+  column('city', 'city'),
+  column('os', 'os'),
+  column('browser', 'browser'),
+  column('duration', 'duration'),
+  { key: 'properties', columns: ['properties'], sql: nested('e.properties') },
+  column('region', 'region'),
+  column('latitude', 'latitude'),
+  column('longitude', 'longitude'),
+  column('device', 'device'),
+  column('brand', 'brand'),
+  column('model', 'model'),
+  column('osVersion', 'os_version'),
+  column('browserVersion', 'browser_version'),
+  column('referrer', 'referrer'),
+  column('referrerName', 'referrer_name'),
+  column('referrerType', 'referrer_type'),
+  {
+    key: 'importedAt',
+    columns: ['imported_at'],
+    sql: () => "if(e.imported_at IS NULL, NULL, formatDateTime(e.imported_at, '%Y-%m-%dT%H:%i:%S.000Z', 'UTC'))",
+  },
+  column('sdkName', 'sdk_name'),
+  column('sdkVersion', 'sdk_version'),
+  column('revenue', 'revenue'),
+  {
+    // A stored profile as a whole; otherwise {id, isExternal}: an anonymous visitor
+    // (profile_id = device_id) is not external, an identified one without a row is.
+    key: 'profile',
+    columns: ['profile_id', 'device_id'],
+    join: 'profile',
+    sql: nested(
+      `if(pr.profile_found = 1, CAST(pr.profile_object, '${PROFILE_VARIANT}'), ` +
+        `CAST(CAST((e.profile_id, e.profile_id != e.device_id), '${PROFILE_STUB}'), '${PROFILE_VARIANT}'))`,
+    ),
+  },
+  {
+    key: 'meta',
+    columns: ['name'],
+    join: 'meta',
+    sql: nested(`if(m.meta_found = 1, CAST(m.meta_object, '${META_VARIANT}'), NULL)`),
+  },
+]
+
+export const DEFAULT_FIELDS: readonly string[] = FIELDS.slice(0, 14).map((f) => f.key)
+
+/** Groups of `includes`, and OpenPanel's field-level names (a field is its own group). */
+export const INCLUDE_GROUPS: Readonly<Record<string, readonly string[]>> = {
+  profile: ['profile'],
+  meta: ['meta'],
+  properties: ['properties'],
+  geo: ['region', 'latitude', 'longitude'],
+  device: ['device', 'brand', 'model', 'osVersion', 'browserVersion'],
+  referrer: ['referrer', 'referrerName', 'referrerType'],
+  region: ['region'],
+  latitude: ['latitude'],
+  longitude: ['longitude'],
+  osVersion: ['osVersion'],
+  browserVersion: ['browserVersion'],
+  brand: ['brand'],
+  model: ['model'],
+  origin: ['origin'],
+  referrerName: ['referrerName'],
+  referrerType: ['referrerType'],
+  importedAt: ['importedAt'],
+  sdkName: ['sdkName'],
+  sdkVersion: ['sdkVersion'],
+  revenue: ['revenue'],
+}
+
+/**
+ * The output fields for `includes`: comma-separated and/or repeated names, groups or fields.
+ * Returns the names in a canonical order (also what a cursor fingerprints); unknown → 400.
+ */
+export function resolveIncludes(raw: string | readonly string[] | undefined): { names: string[]; fields: Set<string> } {
+  const list = (raw === undefined ? [] : typeof raw === 'string' ? [raw] : raw)
+    .flatMap((item) => item.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0)
+  const unknown = list.filter((name) => !Object.hasOwn(INCLUDE_GROUPS, name))
+  if (unknown.length > 0) {
+    throw invalidParameters(
+      unknown.map((name) => ({
+        path: 'includes',
+        message: `unknown include "${name}"; expected any of ${Object.keys(INCLUDE_GROUPS).join(', ')}`,
+      })),
+    )
+  }
+  const names = [...new Set(list)].sort()
+  const fields = new Set(DEFAULT_FIELDS)
+  for (const name of names) for (const field of INCLUDE_GROUPS[name]!) fields.add(field)
+  return { names, fields }
+}
+
+/** A half-open window [from, to) of instants; `timezone` read the dates that made it. */
+export interface ExportWindow {
+  from: DateTime
+  to: DateTime
+  timezone: string
+}
+
+export const DEFAULT_WINDOW_DAYS = 30
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/
+const HAS_OFFSET = /(Z|[+-]\d{2}(:?\d{2})?)$/i
+
+/**
+ * `start`/`end` as the insights dates read them: YYYY-MM-DD is a whole day in the project's
+ * timezone (`end` includes its day); a date-time with Z or an offset is that instant; one without
+ * is the project's wall-clock time; an `end` date-time is inclusive to the millisecond.
+ */
+function parseBoundary(raw: string, which: 'start' | 'end', timezone: string): DateTime | undefined {
+  const text = raw.trim()
+  if (DATE_ONLY.test(text)) {
+    const day = DateTime.fromISO(text, { zone: timezone })
+    if (!day.isValid) return undefined
+    return which === 'start' ? day : day.plus({ days: 1 })
+  }
+  if (!DATE_TIME.test(text)) return undefined
+  const normalized = text.replace(' ', 'T')
+  const parsed = HAS_OFFSET.test(normalized)
+    ? DateTime.fromISO(normalized, { setZone: true }).setZone(timezone)
+    : DateTime.fromISO(normalized, { zone: timezone })
+  if (!parsed.isValid) return undefined
+  return which === 'start' ? parsed : parsed.plus({ milliseconds: 1 })
+}
+
+/**
+ * The window of an export. Without `end` it ends now; without `start` it begins 30 calendar days
+ * (in the project's timezone) before its end. OpenPanel applies dates only when both are present,
+ * and then as whole UTC days.
+ */
+export function resolveExportWindow(start: string | undefined, end: string | undefined, timezone: string, now: Date): ExportWindow {
+  const issues: ErrorDetail[] = []
+  const message = 'expected YYYY-MM-DD or an ISO 8601 date-time'
+  const to = end === undefined ? DateTime.fromJSDate(now, { zone: timezone }) : parseBoundary(end, 'end', timezone)
+  if (!to) issues.push({ path: 'end', message })
+  const from = start === undefined ? to?.minus({ days: DEFAULT_WINDOW_DAYS }) : parseBoundary(start, 'start', timezone)
+  if (!from && start !== undefined) issues.push({ path: 'start', message })
+  if (issues.length === 0 && from! >= to!) issues.push({ path: start !== undefined ? 'start' : 'end', message: 'the start must be before the end' })
+  if (issues.length > 0) throw invalidParameters(issues)
+  return { from: from!, to: to!, timezone }
+}
+
+/** The last row of a page: the keyset position the next page starts after. */
+export interface KeysetPosition {
+  /** `YYYY-MM-DD hh:mm:ss.mmm`, UTC. */
+  createdAt: string
+  id: string
+}
+
+export interface ExportEventsRequest {
+  projectId: string
+  window: ExportWindow
+  events: readonly string[]
+  profileId?: string
+  filters: readonly Filter[]
+  fields: ReadonlySet<string>
+  shape: Shape
+  /** One page (JSON); absent: every matching event (streams). */
+  page?: { limit: number; offset: number; after?: KeysetPosition }
+}
+
+/** The WHERE of list and count alike; the keyset position is the list's alone. */
+function predicate(req: ExportEventsRequest, params: SqlParams): string {
+  const conditions: string[] = []
+  if (req.events.length > 0) conditions.push(`AND name IN ${params.add([...req.events], 'Array(String)')}`)
+  if (req.profileId !== undefined) {
+    // OpenPanel's meaning: the profile's own events and the anonymous events
+    // (profile_id = device_id) of every device the profile used.
+    const profile = params.add(req.profileId, 'String')
+    conditions.push(
+      `AND (profile_id = ${profile} OR (profile_id = device_id AND device_id IN ` +
+        `(SELECT device_id FROM events WHERE project_id = {project:String} AND profile_id = ${profile})))`,
+    )
+  }
+  const filters = compileFilters(req.filters, 'events', params, {
+    project: '{project:String}',
+    from: `{from:${INSTANT}}`,
+    to: `{to:${INSTANT}}`,
+  })
+  if (filters) conditions.push(filters.trim())
+  return renderSql('export_events_where', { conditions: conditions.join('\n    ') })
+}
+
+function baseParams(req: ExportEventsRequest): SqlParams {
+  return new SqlParams({
+    project: req.projectId,
+    from: clickhouseInstant(req.window.from),
+    to: clickhouseInstant(req.window.to),
+  })
+}
+
+/** The events of the request, newest first, `created_at DESC, id ASC`, as output objects. */
+export function exportEventsStatement(req: ExportEventsRequest): Statement {
+  const params = baseParams(req)
+  const chosen = FIELDS.filter((f) => req.fields.has(f.key))
+  const where = predicate(req, params)
+  let page = ''
+  if (req.page) {
+    const { after } = req.page
+    page = `LIMIT {limit:UInt32} OFFSET {offset:UInt64}`
+    params.values.limit = req.page.limit
+    params.values.offset = req.page.offset
+    if (after) {
+      params.values.after_at = after.createdAt
+      params.values.after_id = after.id
+    }
+  }
+  const keyset = req.page?.after
+    ? `\n    AND (created_at < {after_at:${INSTANT}} OR (created_at = {after_at:${INSTANT}} AND id > {after_id:UUID}))`
+    : ''
+  // The key columns always: the outer sort (pages) and the cursor read them.
+  const columns = new Set(['created_at', 'id', ...chosen.flatMap((f) => f.columns)])
+  const joins: string[] = []
+  if (chosen.some((f) => f.join === 'profile')) {
+    // A page looks up only the profiles it shows; a stream joins the project's profiles.
+    joins.push(renderSql('export_events_profiles', { scope: req.page ? 'AND id IN (SELECT profile_id FROM selected)' : '' }))
+  }
+  if (chosen.some((f) => f.join === 'meta')) joins.push(renderSql('export_events_meta'))
+
+  const settings: Record<string, string | number> = {
+    output_format_json_escape_forward_slashes: 0,
+    // The events side streams through the joins in its order: the (small) lookup sides are the
+    // hash tables, never swapped in, and one pipeline keeps the rows in the order read.
+    ...(joins.length > 0 ? { join_algorithm: 'hash', query_plan_join_swap_table: 'false', max_threads: 1 } : {}),
+    ...(req.shape === 'csv' ? { format_csv_null_representation: '' } : {}),
+  }
+  return {
+    name: req.page ? 'export_events_page' : 'export_events_stream',
+    sql: renderSql('export_events', {
+      event_columns: [...columns].join(', '),
+      predicate: where + keyset,
+      page,
+      columns: chosen.map((f) => `${f.sql(req.shape)} AS ${f.key}`).join(',\n  '),
+      joins: joins.join('\n'),
+      // A page is at most 1001 rows: sorting them again costs nothing and does not depend on the join.
+      order: req.page ? 'ORDER BY e.created_at DESC, e.id ASC' : '',
+    }),
+    params: params.values,
+    settings,
+  }
+}
+
+/** How many events the list's predicate matches in all: the length of a full cursor walk. */
+export function exportEventsCountStatement(req: ExportEventsRequest): Statement {
+  const params = baseParams(req)
+  return {
+    name: 'export_events_count',
+    sql: renderSql('export_events_count', { predicate: predicate(req, params) }),
+    params: params.values,
+  }
+}

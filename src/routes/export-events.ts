@@ -1,0 +1,352 @@
+import { OpenAPIHono, z } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import { DateTime } from 'luxon'
+import type { Logger } from 'pino'
+import type { AppEnv } from '../app-env.ts'
+import { ApiError, invalidParameters } from '../http/errors.ts'
+import {
+  DEFAULT_WINDOW_DAYS,
+  exportEventsCountStatement,
+  exportEventsStatement,
+  INCLUDE_GROUPS,
+  resolveExportWindow,
+  resolveIncludes,
+  type ExportEventsRequest,
+  type ExportWindow,
+  type KeysetPosition,
+} from '../query/export-events.ts'
+import { FiltersSchema } from '../query/filters.ts'
+import { fingerprint } from '../query/pagination.ts'
+import { readQuery } from '../query/query-string.ts'
+import { signToken, verifyToken } from '../query/signed-token.ts'
+import { clickhouseInstant, isoWithOffset } from '../query/time-range.ts'
+import { errorResponses, PAGE_HEADERS, RANGE_HEADERS } from './openapi-shared.ts'
+
+export interface ExportEventsDeps {
+  signingKey: Buffer
+  now: () => Date
+  /** max_execution_time of a page and its count. */
+  queryTimeoutS: number
+  /** max_execution_time of a streamed export. */
+  exportTimeoutS: number
+  logger: Logger
+}
+
+export const MAX_LIMIT = 1000
+const DEFAULT_LIMIT = 50
+const MAX_PAGE = 1_000_000
+
+const eventName = z.string().min(1).max(256)
+
+const ExportEventsQuery = z
+  .object({
+    projectId: z.string().max(64).optional().openapi({ description: 'Project to export; read clients default to their own' }),
+    project_id: z.string().max(64).optional().openapi({ description: 'Alias of projectId (projectId wins)' }),
+    event: z
+      .union([eventName, z.array(eventName).min(1).max(100)])
+      .optional()
+      .openapi({ description: 'Event name(s): one, the key repeated, or a JSON array' }),
+    start: z.string().max(64).optional().openapi({
+      description:
+        'YYYY-MM-DD (from the start of that day in the project timezone) or an ISO 8601 date-time (with Z or an offset: ' +
+        `that instant; without: project-local). Default: ${DEFAULT_WINDOW_DAYS} calendar days (project timezone) before end`,
+    }),
+    end: z.string().max(64).optional().openapi({
+      description: 'YYYY-MM-DD (through the end of that day) or an ISO 8601 date-time (inclusive to the millisecond). Default: now',
+    }),
+    profileId: z.string().min(1).max(256).optional().openapi({
+      description: "The profile's events and the anonymous events of the devices it used",
+    }),
+    filters: FiltersSchema.optional(),
+    includes: z
+      .union([z.string().max(1024), z.array(z.string().max(1024)).max(50)])
+      .optional()
+      .openapi({ description: `Comma-separated and/or repeated: ${Object.keys(INCLUDE_GROUPS).join(', ')}` }),
+    limit: z.coerce.number().int().min(1).max(MAX_LIMIT).optional().openapi({ description: `1–${MAX_LIMIT}, default ${DEFAULT_LIMIT} (format=json)` }),
+    page: z.coerce.number().int().min(1).max(MAX_PAGE).optional().openapi({
+      description: '1-based page (OpenPanel compatibility; OFFSET). Prefer cursor',
+    }),
+    cursor: z.string().max(4096).optional().openapi({ description: 'meta.nextCursor of the previous page' }),
+    format: z.enum(['json', 'ndjson', 'csv']).default('json').openapi({
+      description: 'json: one page; ndjson and csv: every matching event, streamed',
+    }),
+  })
+  .strict()
+type ExportEventsQuery = z.infer<typeof ExportEventsQuery>
+
+const EventObject = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    deviceId: z.string(),
+    profileId: z.string(),
+    projectId: z.string(),
+    sessionId: z.string(),
+    createdAt: z.string().openapi({ description: 'ISO 8601, UTC, milliseconds' }),
+    path: z.string(),
+    origin: z.string(),
+    country: z.string(),
+    city: z.string(),
+    os: z.string(),
+    browser: z.string(),
+    duration: z.number(),
+  })
+  .catchall(z.unknown())
+  .openapi('ExportEvent', { description: 'Plus the fields of `includes`' })
+
+const ExportEventsBody = z
+  .object({
+    meta: z.object({
+      count: z.number().int(),
+      totalCount: z.number().int().openapi({ description: 'Events matching the request in the whole (pinned) window' }),
+      pages: z.number().int(),
+      current: z.number().int(),
+      nextCursor: z.string().nullable(),
+    }),
+    data: z.array(EventObject),
+  })
+  .openapi('ExportEvents')
+
+interface EventsCursor {
+  /** Last row's created_at (ClickHouse UTC text) and id. */
+  a: string
+  i: string
+  /** The first page's resolved window, ISO with offset, and its timezone. */
+  f: string
+  t: string
+  tz: string
+  /** Page number of the page the cursor opens. */
+  n: number
+  fp: string
+}
+
+const invalidCursor = (message: string) => new ApiError(400, 'invalid_cursor', message, [{ path: 'cursor', message }])
+
+const CH_INSTANT = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+function readCursor(token: string, fp: string, key: Buffer): { window: ExportWindow; after: KeysetPosition; page: number } {
+  const payload = verifyToken(token, key) as Partial<EventsCursor> | undefined
+  if (
+    !payload ||
+    typeof payload.a !== 'string' ||
+    !CH_INSTANT.test(payload.a) ||
+    typeof payload.i !== 'string' ||
+    !UUID.test(payload.i) ||
+    typeof payload.tz !== 'string' ||
+    typeof payload.n !== 'number'
+  ) {
+    throw invalidCursor('the cursor is not one this service issued')
+  }
+  if (payload.fp !== fp) throw invalidCursor('the cursor belongs to a request with other parameters')
+  const from = DateTime.fromISO(String(payload.f), { zone: payload.tz })
+  const to = DateTime.fromISO(String(payload.t), { zone: payload.tz })
+  if (!from.isValid || !to.isValid) throw invalidCursor('the cursor is not one this service issued')
+  return { window: { from, to, timezone: payload.tz }, after: { createdAt: payload.a, id: payload.i }, page: payload.n }
+}
+
+function makeCursor(last: { createdAt: string; id: string }, window: ExportWindow, page: number, fp: string, key: Buffer): string {
+  const payload: EventsCursor = {
+    a: clickhouseInstant(DateTime.fromISO(last.createdAt, { zone: 'UTC' })),
+    i: last.id,
+    f: window.from.toISO() ?? '',
+    t: window.to.toISO() ?? '',
+    tz: window.timezone,
+    n: page,
+    fp,
+  }
+  return signToken(payload, key)
+}
+
+const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : typeof v === 'string' ? [v] : v)
+
+const fileStamp = (t: DateTime) => t.toUTC().toFormat("yyyyLLdd'T'HHmmss'Z'")
+
+function describeWindow(c: Context<AppEnv>, window: ExportWindow) {
+  c.header('X-Quarry-Range', `${isoWithOffset(window.from)}/${isoWithOffset(window.to)}`)
+  c.header('X-Quarry-Timezone', window.timezone)
+}
+
+const STREAM_TYPES = {
+  ndjson: { contentType: 'application/x-ndjson; charset=utf-8', clickhouse: 'JSONEachRow' },
+  csv: { contentType: 'text/csv; charset=utf-8', clickhouse: 'CSVWithNames' },
+} as const
+
+export function exportEventsRoutes(deps: ExportEventsDeps) {
+  const app = new OpenAPIHono<AppEnv>()
+
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: '/export/events',
+    summary: 'Raw events, newest first: a page as JSON, or every matching event streamed as NDJSON or CSV',
+    tags: ['export'],
+    security: [{ clientId: [], clientSecret: [] }, { basic: [] }],
+    request: { query: ExportEventsQuery as never },
+    responses: {
+      200: {
+        description:
+          'format=json: one page and its meta. format=ndjson|csv: the whole result as an attachment, in the same order ' +
+          '(CSV: a header row; properties, profile and meta as JSON text; null as an empty cell)',
+        headers: { ...RANGE_HEADERS, ...PAGE_HEADERS } as never,
+        content: {
+          'application/json': { schema: ExportEventsBody },
+          'application/x-ndjson': { schema: z.string().openapi({ description: 'One event object per line' }) },
+          'text/csv': { schema: z.string().openapi({ description: 'Header row, then one event per row' }) },
+        },
+      },
+      ...errorResponses([400, 401, 403, 404, 429, 503, 504]),
+    },
+  })
+
+  app.get('/export/events', async (c) => {
+    const q = readQuery(c.req.url, ExportEventsQuery, { json: ['filters', 'event', 'includes'] })
+    const project = c.get('project')
+    const includes = resolveIncludes(q.includes)
+    const events = [...new Set(list(q.event))].sort()
+    // What defines the rows (not the page size, the format or how the project was named).
+    const fp = fingerprint('export/events', {
+      project: project.id,
+      event: events,
+      start: q.start ?? null,
+      end: q.end ?? null,
+      profileId: q.profileId ?? null,
+      filters: q.filters ?? [],
+      includes: includes.names,
+    })
+    const base = {
+      projectId: project.id,
+      events,
+      profileId: q.profileId,
+      filters: q.filters ?? [],
+      fields: includes.fields,
+    }
+
+    if (q.format !== 'json') {
+      const misplaced = (['limit', 'page', 'cursor'] as const).filter((k) => q[k] !== undefined)
+      if (misplaced.length > 0) {
+        throw invalidParameters(
+          misplaced.map((k) => ({ path: k, message: `format=${q.format} streams every matching event; ${k} applies to format=json` })),
+        )
+      }
+      const window = resolveExportWindow(q.start, q.end, project.timezone, deps.now())
+      return streamExport(c, q.format, { ...base, window, shape: q.format === 'csv' ? 'csv' : 'json' })
+    }
+
+    if (q.cursor !== undefined && q.page !== undefined) {
+      throw invalidParameters([{ path: 'page', message: 'use either page or cursor' }])
+    }
+    const limit = q.limit ?? DEFAULT_LIMIT
+    const position = q.cursor !== undefined ? readCursor(q.cursor, fp, deps.signingKey) : undefined
+    const window = position?.window ?? resolveExportWindow(q.start, q.end, project.timezone, deps.now())
+    const current = position?.page ?? q.page ?? 1
+    const req: ExportEventsRequest = {
+      ...base,
+      window,
+      shape: 'json',
+      page: { limit: limit + 1, offset: position ? 0 : (current - 1) * limit, after: position?.after },
+    }
+    const runner = c.get('runner')
+    const run = { timeoutS: deps.queryTimeoutS, stats: c.get('stats') }
+    const [rows, counted] = await Promise.all([
+      runner.rows<Record<string, unknown> & { createdAt: string; id: string }>(exportEventsStatement(req), run),
+      runner.rows<{ total: number }>(exportEventsCountStatement(req), run),
+    ])
+    const totalCount = Number(counted[0]?.total ?? 0)
+    const data = rows.slice(0, limit)
+    const last = data[data.length - 1]
+    const nextCursor = rows.length > limit && last ? makeCursor(last, window, current + 1, fp, deps.signingKey) : null
+    describeWindow(c, window)
+    if (nextCursor) {
+      const next = new URL(c.req.url)
+      next.searchParams.delete('page')
+      next.searchParams.set('cursor', nextCursor)
+      c.header('X-Next-Cursor', nextCursor)
+      c.header('Link', `<${next.toString()}>; rel="next"`)
+    }
+    return c.json({
+      meta: { count: data.length, totalCount, pages: Math.ceil(totalCount / limit), current, nextCursor },
+      data,
+    })
+  })
+
+  /**
+   * Every matching event, in the bytes ClickHouse writes. The body pulls one chunk per read, so a
+   * slow client slows the query down instead of filling memory; a client that goes away cancels it.
+   */
+  async function streamExport(c: Context<AppEnv>, format: 'ndjson' | 'csv', req: ExportEventsRequest) {
+    const type = STREAM_TYPES[format]
+    const abort = new AbortController()
+    const requestSignal = c.req.raw.signal
+    const onClientGone = () => abort.abort(new Error('the client went away'))
+    requestSignal.addEventListener('abort', onClientGone, { once: true })
+    const detach = () => requestSignal.removeEventListener('abort', onClientGone)
+
+    const chunks = c
+      .get('runner')
+      .stream(exportEventsStatement(req), type.clickhouse, { timeoutS: deps.exportTimeoutS, signal: abort.signal, stats: c.get('stats') })
+      [Symbol.asyncIterator]()
+    // The first chunk decides the status: a refusal (busy, bad query) is still a JSON error.
+    let first: IteratorResult<Uint8Array>
+    try {
+      first = await chunks.next()
+    } catch (err) {
+      detach()
+      throw err
+    }
+    let pending: IteratorResult<Uint8Array> | undefined = first
+    let bytes = 0
+    const started = performance.now()
+    const requestId = c.get('requestId')
+    const finish = (outcome: string, err?: unknown) => {
+      detach()
+      deps.logger[err ? 'warn' : 'info'](
+        { requestId, format, outcome, bytes, ms: Math.round(performance.now() - started), ...(err ? { err: String(err) } : {}) },
+        'export stream',
+      )
+    }
+
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          try {
+            const next = pending ?? (await chunks.next())
+            pending = undefined
+            if (next.done) {
+              controller.close()
+              finish('complete')
+              return
+            }
+            bytes += next.value.byteLength
+            controller.enqueue(next.value)
+          } catch (err) {
+            finish('failed', err)
+            // Headers are gone: the only signal left is an unfinished response.
+            controller.error(err)
+          }
+        },
+        async cancel() {
+          abort.abort(new Error('the client went away'))
+          try {
+            await chunks.return?.()
+          } catch {
+            // The engine reports the abort as an error; the stream is over either way.
+          }
+          finish('cancelled')
+        },
+      },
+      { highWaterMark: 1 },
+    )
+
+    describeWindow(c, req.window)
+    const extension = format === 'csv' ? 'csv' : 'ndjson'
+    const filename = `events-${req.projectId}-${fileStamp(req.window.from)}-${fileStamp(req.window.to)}.${extension}`
+    return c.body(body, 200, {
+      'Content-Type': type.contentType,
+      'Content-Disposition': `attachment; filename="${filename}"`,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    })
+  }
+
+  return app
+}
