@@ -155,7 +155,7 @@ export function insightsRoutes(deps: InsightsDeps) {
     })
   })
 
-  register('live', 'Distinct visitors with any event in the last 5 minutes', z.object({}).strict(), LiveBody, {})
+  register('live', 'Distinct visitors with any event in the last 5 minutes', z.object({}).strict(), LiveBody, RANGE_HEADERS)
   app.get('/insights/:projectId/live', async (c) => {
     readQuery(c.req.url, z.object({}).strict())
     const now = DateTime.fromJSDate(deps.now(), { zone: 'UTC' })
@@ -163,6 +163,9 @@ export function insightsRoutes(deps: InsightsDeps) {
       ...run,
       stats: c.get('stats'),
     })
+    // The window counted, [now − 5 min, now], written half-open like every other insights window.
+    const local = now.setZone(c.get('project').timezone)
+    describeRange(c, { start: local.minus({ minutes: 5 }), end: local.plus({ milliseconds: 1 }), timezone: c.get('project').timezone })
     return c.json({ visitors: row?.visitors ?? 0 })
   })
 
