@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { readFile } from 'node:fs/promises'
+import { STATUS_CODES } from 'node:http'
 import { createRequire } from 'node:module'
 import type { AppEnv } from '../app-env.ts'
 import { ERROR_CODES } from '../http/error-codes.ts'
@@ -29,6 +30,83 @@ const description = [
   ...Object.entries(ERROR_CODES).map(([code, meaning]) => `- \`${code}\`: ${meaning}`),
 ].join('\n')
 
+const header = (description: string) => ({ description, schema: { type: 'string' } })
+
+/** Headers the shared middleware (request id, statistics, rate limit, errors) sets, as components. */
+const SHARED_HEADERS = {
+  'X-Request-Id': header('The request id: an incoming X-Request-Id when it is a plain token, otherwise a new one; also in error bodies and logs'),
+  'Server-Timing': header('db;dur=<ms in ClickHouse>, total;dur=<ms>; when the request ran a query'),
+  'X-Quarry-Stats': header('rows_read=<n>; bytes_read=<n>; queries=<n>; when the request ran a query'),
+  'RateLimit-Limit': header('Requests allowed per window for this client; from authentication on'),
+  'RateLimit-Remaining': header('Requests left in the current window'),
+  'RateLimit-Reset': header('Seconds until the budget is full again'),
+  'Retry-After': header('Seconds to wait before retrying'),
+}
+type SharedHeader = keyof typeof SHARED_HEADERS
+const SYSTEM_HEADERS: SharedHeader[] = ['X-Request-Id']
+const API_HEADERS: SharedHeader[] = ['X-Request-Id', 'Server-Timing', 'X-Quarry-Stats', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']
+
+const errorResponse = (status: number) => ({
+  description: STATUS_CODES[status] ?? 'Error',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+})
+
+/** explain=sql is answered by middleware on every API route, so the routes' schemas do not name it. */
+const EXPLAIN_PARAMETER = {
+  name: 'explain',
+  in: 'query',
+  required: false,
+  description:
+    'Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data',
+  schema: { type: 'string', enum: ['sql'] },
+}
+const EXPLAIN_SCHEMA = {
+  type: 'object',
+  description: 'The answer to explain=sql: each statement as sent, and the values bound to its {name:Type} placeholders',
+  properties: {
+    sql: { type: 'array', items: { type: 'string' } },
+    params: { type: 'object', additionalProperties: true },
+  },
+  required: ['sql', 'params'],
+}
+
+type Operation = {
+  parameters?: { name?: string; in?: string }[]
+  responses?: Record<string, { description?: string; content?: unknown; headers?: Record<string, unknown> }>
+}
+
+/**
+ * Adds what middleware, rather than a route, answers: its headers on every response, the
+ * statuses any API route can return (414 from the URL limit, 500 from the error handler), and
+ * the explain parameter.
+ */
+function withSharedResponses(doc: Record<string, unknown>) {
+  const components = ((doc.components ??= {}) as Record<string, Record<string, unknown>>)
+  components.headers = { ...SHARED_HEADERS, ...components.headers }
+  components.schemas = { ...components.schemas, Explain: EXPLAIN_SCHEMA }
+  const paths = (doc.paths ?? {}) as Record<string, Record<string, Operation>>
+  for (const [path, item] of Object.entries(paths)) {
+    const api = path.startsWith('/insights/') || path.startsWith('/export/')
+    for (const operation of Object.values(item)) {
+      const responses = (operation.responses ??= {})
+      if (api) {
+        const parameters = (operation.parameters ??= [])
+        if (!parameters.some((p) => p.name === 'explain' && p.in === 'query')) parameters.push(EXPLAIN_PARAMETER)
+        responses['414'] ??= errorResponse(414)
+        responses['500'] ??= errorResponse(500)
+      }
+      for (const [status, response] of Object.entries(responses)) {
+        const names = [...(api ? API_HEADERS : SYSTEM_HEADERS), ...(status === '429' || status === '503' ? ['Retry-After' as const] : [])]
+        response.headers = {
+          ...Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])),
+          ...response.headers,
+        }
+      }
+    }
+  }
+  return doc
+}
+
 /** The OpenAPI 3.1 document, built from the zod schemas the routes validate with, and its rendering. */
 export function mountDocs(app: OpenAPIHono<AppEnv>, version: string) {
   const registry = app.openAPIRegistry
@@ -36,14 +114,21 @@ export function mountDocs(app: OpenAPIHono<AppEnv>, version: string) {
   registry.registerComponent('securitySchemes', 'clientSecret', { type: 'apiKey', in: 'header', name: 'openpanel-client-secret' })
   registry.registerComponent('securitySchemes', 'basic', { type: 'http', scheme: 'basic', description: 'client id and secret as user and password' })
 
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: { title: 'Quarry', version, description },
-    tags: [
-      { name: 'insights', description: 'Aggregates for one project' },
-      { name: 'export', description: 'Raw events and chart series' },
-      { name: 'system', description: 'Health' },
-    ],
+  let document: Record<string, unknown> | undefined
+  app.get('/openapi.json', (c) => {
+    // A copy: the generator may hand back objects the route definitions still hold.
+    document ??= withSharedResponses(
+      structuredClone(app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: { title: 'Quarry', version, description },
+        tags: [
+          { name: 'insights', description: 'Aggregates for one project' },
+          { name: 'export', description: 'Raw events and chart series' },
+          { name: 'system', description: 'Health' },
+        ],
+      })) as unknown as Record<string, unknown>,
+    )
+    return c.json(document)
   })
   app.get('/docs', (c) => c.html(DOCS_PAGE))
   let bundle: Promise<Buffer> | undefined
