@@ -68,6 +68,11 @@ async function openHttpEngine(config: EngineConfig, url: string): Promise<Engine
     // Below the server's default keep_alive_timeout (3 s) so a reused socket is never one the server closed.
     keep_alive: { enabled: true, idle_socket_ttl: 2500 },
   })
+  return httpEngine(client, database)
+}
+
+/** An engine over an HTTP client whose database exists (tests build one for an unreachable server). */
+export function httpEngine(client: ClickHouseClient, database: string): Engine {
   return {
     mode: 'http',
     database,
