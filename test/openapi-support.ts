@@ -1,0 +1,219 @@
+/**
+ * Shared by the OpenAPI, error-envelope and generated-client tests: a small fixture project, and a
+ * validator that checks real responses against what /openapi.json documents for them.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
+import { expect } from 'vitest'
+import { createClientRow } from '../src/auth/clients.ts'
+import type { QueryRunner } from '../src/clickhouse/run.ts'
+import { createProject } from '../src/projects.ts'
+import type { TestRuntime } from './helpers/runtime.ts'
+
+/** The clock every fixture app runs on; the events below sit inside its default ranges. */
+export const NOW = new Date('2024-06-15T12:00:00.000Z')
+
+export interface Credentials {
+  id: string
+  secret: string
+}
+
+export const credentialHeaders = (c: Credentials) => ({ 'openpanel-client-id': c.id, 'openpanel-client-secret': c.secret })
+
+export interface FixtureClients {
+  /** Root client of org-a (projects alpha and beta). */
+  root: Credentials
+  /** Read client of alpha. */
+  read: Credentials
+  /** Read client of beta: any request for alpha is a 403. */
+  readBeta: Credentials
+  write: Credentials
+}
+
+const event = (e: Record<string, unknown>) => ({
+  name: 'screen_view',
+  project_id: 'alpha',
+  origin: 'https://shop.test',
+  properties: {},
+  ...e,
+  profile_id: e.profile_id ?? e.device_id,
+})
+
+/**
+ * Project alpha (UTC) with four sessions of three visitors, all inside the 7 days before NOW:
+ * s1 (d1, 2 page views, a 500 revenue event, Chrome/DE/google/newsletter), s2 (d2, bounce,
+ * Firefox/US), s3 (d1, bounce, /blog) and s4 (d3, one minute ago: the live visitor).
+ */
+export const FIXTURE_EVENTS = [
+  event({ session_id: 's1', device_id: 'd1', created_at: '2024-06-14 10:00:00.000', path: '/home', referrer: 'https://google.com/', referrer_name: 'Google', referrer_type: 'search', country: 'DE', city: 'Berlin', region: 'Berlin', browser: 'Chrome', browser_version: '125', os: 'Linux', os_version: '6', device: 'desktop', brand: 'Dell', model: 'XPS', properties: { '__query.utm_source': 'newsletter', '__query.utm_medium': 'email', '__query.utm_campaign': 'june', '__query.utm_term': 'shoes', '__query.utm_content': 'banner' } }),
+  event({ session_id: 's1', device_id: 'd1', created_at: '2024-06-14 10:01:00.000', path: '/pricing', country: 'DE', browser: 'Chrome' }),
+  event({ session_id: 's1', device_id: 'd1', created_at: '2024-06-14 10:02:00.000', name: 'revenue', path: '/pricing', revenue: 500, country: 'DE', browser: 'Chrome' }),
+  event({ session_id: 's2', device_id: 'd2', created_at: '2024-06-14 11:00:00.000', path: '/home', country: 'US', city: 'Boston', region: 'Massachusetts', browser: 'Firefox', browser_version: '126', os: 'Windows', os_version: '11', device: 'desktop' }),
+  event({ session_id: 's3', device_id: 'd1', created_at: '2024-06-13 09:00:00.000', path: '/blog', country: 'DE', browser: 'Chrome' }),
+  event({ session_id: 's4', device_id: 'd3', created_at: '2024-06-15 11:59:00.000', path: '/home', country: 'FR', browser: 'Safari' }),
+]
+
+/** Projects alpha and beta (org-a), gamma (org-b), the fixture events and one client of each kind. */
+export async function seedFixture(rt: TestRuntime): Promise<FixtureClients> {
+  await createProject(rt.runner, { id: 'alpha', name: 'Alpha', timezone: 'UTC', organizationId: 'org-a' })
+  await createProject(rt.runner, { id: 'beta', name: 'Beta', timezone: 'UTC', organizationId: 'org-a' })
+  await createProject(rt.runner, { id: 'gamma', name: 'Gamma', timezone: 'UTC', organizationId: 'org-b' })
+  await rt.engine.client.insert({ table: 'events', values: FIXTURE_EVENTS, format: 'JSONEachRow' })
+  const make = (type: 'read' | 'write' | 'root', projectId: string | null) =>
+    createClientRow(rt.runner, { type, projectId, organizationId: 'org-a', name: `${type}-${projectId}` })
+  return {
+    root: await make('root', null),
+    read: await make('read', 'alpha'),
+    readBeta: await make('read', 'beta'),
+    write: await make('write', 'alpha'),
+  }
+}
+
+/** A runner that records nothing and answers nothing: enough for /openapi.json and /docs. */
+export const idleRunner: QueryRunner = {
+  rows: async () => [],
+  stream: () => (async function* () {})(),
+  command: async () => {},
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export type OpenApiDocument = {
+  openapi: string
+  info: { title: string; description?: string }
+  paths: Record<string, Record<string, Operation>>
+  components: {
+    schemas: Record<string, unknown>
+    headers?: Record<string, HeaderObject>
+    securitySchemes?: Record<string, Record<string, unknown>>
+  }
+}
+type HeaderObject = { $ref?: string; description?: string; schema?: unknown }
+type ResponseObject = { description: string; headers?: Record<string, HeaderObject>; content?: Record<string, { schema?: unknown }> }
+export type Operation = {
+  summary?: string
+  parameters?: { name: string; in: string; required?: boolean; schema?: unknown }[]
+  responses: Record<string, ResponseObject>
+  security?: Record<string, string[]>[]
+}
+
+/**
+ * Headers that Quarry (not HTTP or CORS) puts on responses; whenever a response carries one, the
+ * document must describe it for that status.
+ */
+const QUARRY_HEADER = /^(x-(?!content-type-options$)|ratelimit-|retry-after$|link$|server-timing$)/i
+
+const COMPONENTS_ID = 'https://quarry.test/openapi-components.json'
+
+/** Points `#/components/…` at the schema that holds the document's components. */
+function rebase<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(rebase) as T
+  if (node && typeof node === 'object') {
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' && v.startsWith('#/components/') ? `${COMPONENTS_ID}${v}` : rebase(v),
+      ]),
+    ) as T
+  }
+  return node
+}
+
+export interface CheckedResponse {
+  status: number
+  headers: Headers
+  body: unknown
+  text: string
+}
+
+/** Validates real responses against the document with ajv (JSON Schema 2020-12, as OpenAPI 3.1 uses). */
+export class ResponseValidator {
+  readonly #ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+  readonly #compiled = new Map<string, ValidateFunction>()
+  /** Which (operation, status) pairs were exercised, for the coverage assertions. */
+  readonly seen = new Set<string>()
+
+  constructor(readonly doc: OpenApiDocument) {
+    this.#ajv.addSchema({ $id: COMPONENTS_ID, components: rebase(doc.components) })
+  }
+
+  #validator(schema: unknown): ValidateFunction {
+    const key = JSON.stringify(schema)
+    let fn = this.#compiled.get(key)
+    if (!fn) {
+      fn = this.#ajv.compile(rebase(schema) as object)
+      this.#compiled.set(key, fn)
+    }
+    return fn
+  }
+
+  schemaErrors(schema: unknown, value: unknown): string | undefined {
+    const fn = this.#validator(schema)
+    return fn(value) ? undefined : this.#ajv.errorsText(fn.errors, { separator: '\n' })
+  }
+
+  #header(h: HeaderObject): HeaderObject {
+    if (!h.$ref) return h
+    const name = h.$ref.replace('#/components/headers/', '')
+    const found = this.doc.components.headers?.[name]
+    if (!found) throw new Error(`dangling header reference ${h.$ref}`)
+    return found
+  }
+
+  /**
+   * Reads the body and checks it and the headers against the documented response of
+   * `method path` for its status; without an operation (a 405, an unknown route), against Error.
+ * `opts.schema` replaces the documented body schema (explain=sql answers the Explain component).
+   */
+  async check(method: string, path: string | undefined, res: Response, opts: { schema?: unknown } = {}): Promise<CheckedResponse> {
+    const text = await res.text()
+    const where = `${method.toUpperCase()} ${path ?? '(no operation)'} → ${res.status}`
+    const type = res.headers.get('content-type') ?? ''
+    const media = type.split(';')[0]!.trim()
+    let body: unknown = text
+    if (media === 'application/json') {
+      try {
+        body = JSON.parse(text)
+      } catch {
+        throw new Error(`${where}: body is not JSON: ${text.slice(0, 200)}`)
+      }
+    }
+    if (!path) {
+      expect(media, where).toBe('application/json')
+      const errors = this.schemaErrors({ $ref: '#/components/schemas/Error' }, body)
+      expect(errors, `${where}: ${text.slice(0, 300)}`).toBeUndefined()
+      return { status: res.status, headers: res.headers, body, text }
+    }
+    const operation = this.doc.paths[path]?.[method.toLowerCase()]
+    if (!operation) throw new Error(`${where}: no such operation in the document`)
+    const documented = operation.responses[String(res.status)]
+    expect(documented, `${where}: status not documented (body ${text.slice(0, 300)})`).toBeDefined()
+    this.seen.add(`${method.toUpperCase()} ${path} ${res.status}`)
+
+    const content = documented!.content ?? {}
+    expect(Object.keys(content), `${where}: media type ${media} not documented`).toContain(media)
+    const errors = this.schemaErrors(opts.schema ?? content[media]!.schema ?? {}, body)
+    expect(errors, `${where}: body does not match its schema; body ${text.slice(0, 500)}`).toBeUndefined()
+
+    // An error may keep headers that describe the request rather than its outcome (the resolved
+    // range of /export/charts is set before its queries run); those are documented on the 200.
+    const sources = res.status >= 400 ? [operation.responses['200']?.headers, documented!.headers] : [documented!.headers]
+    const headers = Object.fromEntries(
+      sources.flatMap((h) => Object.entries(h ?? {})).map(([k, v]) => [k.toLowerCase(), this.#header(v)]),
+    )
+    for (const [name, value] of res.headers) {
+      if (!QUARRY_HEADER.test(name)) continue
+      const doc = headers[name]
+      expect(doc, `${where}: header ${name} is sent but not documented`).toBeDefined()
+      const headerErrors = this.schemaErrors(doc!.schema ?? {}, value)
+      expect(headerErrors, `${where}: header ${name}: ${value}`).toBeUndefined()
+    }
+    return { status: res.status, headers: res.headers, body, text }
+  }
+}
+
+/** Every `METHOD path` the document describes. */
+export function operationsOf(doc: OpenApiDocument): { method: string; path: string; operation: Operation }[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ method, path, operation })),
+  )
+}

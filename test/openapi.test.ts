@@ -1,0 +1,390 @@
+/**
+ * GET /openapi.json: a valid OpenAPI 3.1 document of every route, and every real response —
+ * success and each documented error — matches what the document says about it.
+ */
+import { ClickHouseLogLevel, createClient } from '@clickhouse/client'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { createServer } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { httpEngine } from '../src/clickhouse/engine.ts'
+import { createQueryGate } from '../src/clickhouse/gate.ts'
+import { createQueryRunner, type QueryRunner, type Statement } from '../src/clickhouse/run.ts'
+import { ERROR_CODES } from '../src/http/error-codes.ts'
+import { createLogger } from '../src/log.ts'
+import { DIMENSIONS } from '../src/query/dimensions.ts'
+import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
+import {
+  credentialHeaders,
+  NOW,
+  operationsOf,
+  ResponseValidator,
+  seedFixture,
+  type Credentials,
+  type FixtureClients,
+  type OpenApiDocument,
+} from './openapi-support.ts'
+
+let rt: TestRuntime
+let clients: FixtureClients
+let app: ReturnType<typeof testApp>
+let doc: OpenApiDocument
+let validator: ResponseValidator
+
+beforeAll(async () => {
+  rt = await openTestRuntime({ QUARRY_RATE_LIMIT: '1000000', QUARRY_AUTH_FAILURE_LIMIT: '1000000' })
+  clients = await seedFixture(rt)
+  app = testApp(rt, { now: () => NOW })
+  const res = await app.request('/openapi.json')
+  expect(res.status).toBe(200)
+  doc = (await res.json()) as OpenApiDocument
+  validator = new ResponseValidator(doc)
+})
+
+afterAll(async () => {
+  await rt?.dispose()
+})
+
+const INSIGHTS = ['metrics', 'live', 'pages', ...DIMENSIONS.map((d) => d.name)]
+const isApi = (path: string) => path.startsWith('/insights/') || path.startsWith('/export/')
+const ERROR_STATUSES = [400, 401, 403, 404, 414, 429, 500, 503, 504]
+
+describe('the document', () => {
+  it('validates as OpenAPI 3.1', async () => {
+    const validation = new Validator()
+    const result = await validation.validate(doc as never)
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).toEqual([])
+    expect(result.valid).toBe(true)
+    expect(validation.version).toBe('3.1')
+    expect(doc.openapi).toBe('3.1.0')
+    expect(doc.info.title).toBe('Quarry')
+  })
+
+  it('describes every route: insights from the dimension registry, export, health', () => {
+    const paths = Object.keys(doc.paths)
+    for (const name of INSIGHTS) expect(paths).toContain(`/insights/{projectId}/${name}`)
+    expect(paths.filter((p) => p.startsWith('/insights/')).sort()).toEqual(INSIGHTS.map((n) => `/insights/{projectId}/${n}`).sort())
+    expect(paths).toEqual(expect.arrayContaining(['/healthz', '/readyz']))
+    // The export routes are documented once mounted; both are now.
+    expect(paths).toEqual(expect.arrayContaining(['/export/events', '/export/charts']))
+    // Every documented operation is a GET that the app answers (none is a 404 or 405).
+    for (const { method } of operationsOf(doc)) expect(method).toBe('get')
+  })
+
+  it('declares the credential headers and Basic, and requires them on every API operation', () => {
+    expect(doc.components.securitySchemes).toMatchObject({
+      clientId: { type: 'apiKey', in: 'header', name: 'openpanel-client-id' },
+      clientSecret: { type: 'apiKey', in: 'header', name: 'openpanel-client-secret' },
+      basic: { type: 'http', scheme: 'basic' },
+    })
+    for (const { path, operation } of operationsOf(doc)) {
+      if (!isApi(path)) continue
+      expect(operation.security, path).toEqual([{ clientId: [], clientSecret: [] }, { basic: [] }])
+    }
+  })
+
+  it('documents each error status of every API operation as the one envelope', () => {
+    expect(doc.components.schemas.Error).toMatchObject({
+      type: 'object',
+      required: expect.arrayContaining(['status', 'error', 'code', 'message', 'requestId']),
+    })
+    for (const { path, operation } of operationsOf(doc)) {
+      if (!isApi(path)) continue
+      for (const status of ERROR_STATUSES) {
+        expect(operation.responses[status]?.content?.['application/json']?.schema, `${path} ${status}`).toEqual({
+          $ref: '#/components/schemas/Error',
+        })
+      }
+    }
+  })
+
+  it('documents the response headers: pagination, range, rate limit, retry, statistics', () => {
+    const names = (path: string, status: number) =>
+      Object.keys(doc.paths[path]!.get!.responses[status]!.headers ?? {})
+    const common = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Server-Timing', 'X-Quarry-Stats']
+    for (const name of ['pages', ...DIMENSIONS.map((d) => d.name)]) {
+      expect(names(`/insights/{projectId}/${name}`, 200)).toEqual(
+        expect.arrayContaining([...common, 'X-Next-Cursor', 'Link', 'X-Quarry-Range', 'X-Quarry-Timezone']),
+      )
+    }
+    expect(names('/insights/{projectId}/metrics', 200)).toEqual(expect.arrayContaining([...common, 'X-Quarry-Range']))
+    expect(names('/export/events', 200)).toEqual(expect.arrayContaining([...common, 'X-Next-Cursor', 'Link', 'X-Quarry-Range']))
+    expect(names('/export/charts', 200)).toEqual(expect.arrayContaining([...common, 'X-Quarry-Range']))
+    for (const { path } of operationsOf(doc)) {
+      if (!isApi(path)) continue
+      expect(names(path, 429)).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit-Limit', 'RateLimit-Reset']))
+      expect(names(path, 503)).toContain('Retry-After')
+    }
+    expect(names('/readyz', 503)).toContain('Retry-After')
+    // Every shared header reference resolves.
+    for (const name of ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
+      expect(doc.components.headers?.[name], name).toMatchObject({ schema: { type: 'string' } })
+    }
+  })
+
+  it('lists every error code of the envelope in its description', () => {
+    const description = doc.info.description ?? ''
+    for (const [code, meaning] of Object.entries(ERROR_CODES)) {
+      expect(description).toContain(`\`${code}\``)
+      expect(description).toContain(meaning)
+    }
+  })
+
+  it('documents query parameters with their types, enums, ranges and defaults', () => {
+    const param = (path: string, name: string) => doc.paths[path]!.get!.parameters?.find((p) => p.name === name && p.in === 'query')
+    expect(doc.paths['/insights/{projectId}/pages']!.get!.parameters).toContainEqual(
+      expect.objectContaining({ name: 'projectId', in: 'path', required: true }),
+    )
+    expect(param('/insights/{projectId}/pages', 'limit')?.schema).toEqual({ type: 'integer', minimum: 1, maximum: 1000, default: 10 })
+    expect(param('/insights/{projectId}/metrics', 'interval')?.schema).toMatchObject({
+      type: 'string',
+      enum: ['minute', 'hour', 'day', 'week', 'month'],
+    })
+    expect(param('/insights/{projectId}/country', 'range')?.schema).toMatchObject({ enum: expect.arrayContaining(['7d', '30d', 'custom']) })
+    expect(param('/insights/{projectId}/country', 'filters')?.schema).toMatchObject({
+      type: 'array',
+      items: { $ref: '#/components/schemas/Filter' },
+    })
+    expect(param('/export/events', 'format')?.schema).toMatchObject({ enum: ['json', 'ndjson', 'csv'], default: 'json' })
+    // explain=sql is answered by middleware on every API route, and documented there.
+    for (const { path } of operationsOf(doc)) {
+      if (isApi(path)) expect(param(path, 'explain')?.schema, path).toEqual({ type: 'string', enum: ['sql'] })
+    }
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+
+interface RouteCase {
+  /** The request's path and query for a project, with the parameters that make it succeed. */
+  url: (project: string, query?: string) => string
+  valid: string
+  /** Two or more invalid parameters, and the `details` paths that must name each of them. */
+  invalid: string
+  invalidPaths: string[]
+}
+
+const insights = (name: string, valid: string, invalid: string, invalidPaths: string[]): [string, RouteCase] => [
+  `/insights/{projectId}/${name}`,
+  { url: (project, query = '') => `/insights/${project}/${name}?${query}`, valid, invalid, invalidPaths },
+]
+const exportRoute = (name: string, valid: string, invalid: string, invalidPaths: string[]): [string, RouteCase] => [
+  `/export/${name}`,
+  { url: (project, query = '') => `/export/${name}?projectId=${project}&${query}`, valid, invalid, invalidPaths },
+]
+
+const LIST_INVALID = ['limit=0&range=forever&timezone=Mars%2FBase', ['limit', 'range', 'timezone']] as const
+
+/** One case per documented path: a path added to the document without one fails the suite. */
+const CASES = new Map<string, RouteCase>([
+  insights('metrics', 'interval=day&previous=true', 'interval=fortnight&range=forever&previous=maybe', ['interval', 'range', 'previous']),
+  insights('live', '', 'range=7d&limit=3', ['range', 'limit']),
+  insights('pages', 'limit=1', ...LIST_INVALID),
+  ...DIMENSIONS.map((d) => insights(d.name, 'limit=1', ...LIST_INVALID)),
+  exportRoute(
+    'charts',
+    `series=${encodeURIComponent(JSON.stringify([{ name: 'screen_view' }, { name: '*', segment: 'user' }]))}&breakdowns=${encodeURIComponent('[{"name":"country"}]')}&previous=true`,
+    'interval=fortnight&limit=0',
+    ['interval', 'limit'],
+  ),
+  exportRoute('events', 'limit=2&includes=profile', 'limit=0&format=xml', ['limit', 'format']),
+])
+
+const apiOperations = () => operationsOf(doc).filter(({ path }) => isApi(path))
+const caseOf = (path: string) => {
+  const found = CASES.get(path)
+  if (!found) throw new Error(`no request case for ${path}: add one to CASES`)
+  return found
+}
+const get = (target: typeof app, url: string, who?: Credentials, headers: Record<string, string> = {}) =>
+  target.request(url, { headers: { ...(who ? credentialHeaders(who) : {}), ...headers } })
+
+async function expectError(path: string | undefined, res: Response, status: number, code: string, method = 'get') {
+  const checked = await validator.check(method, path, res)
+  expect(checked.status, checked.text).toBe(status)
+  expect(checked.headers.get('content-type')).toMatch(/^application\/json/)
+  expect(checked.body).toMatchObject({ status, code, requestId: res.headers.get('x-request-id') })
+  return checked.body as { details?: { path: string; message: string }[]; message: string }
+}
+
+describe('real responses match the document', () => {
+  it('has a request case for every documented API path', () => {
+    for (const { path } of apiOperations()) caseOf(path)
+  })
+
+  it('200 for root and read clients, with the documented body and headers', async () => {
+    let paginated = 0
+    for (const { path } of apiOperations()) {
+      const c = caseOf(path)
+      for (const who of [clients.root, clients.read]) {
+        const res = await get(app, c.url('alpha', c.valid), who)
+        const checked = await validator.check('get', path, res)
+        expect(checked.status, `${path}: ${checked.text}`).toBe(200)
+        expect(checked.headers.get('ratelimit-limit')).toBe('1000000')
+        if (checked.headers.get('x-next-cursor')) paginated++
+      }
+    }
+    // limit=1 over the fixture leaves a next page on most list routes, so those headers were checked too.
+    expect(paginated).toBeGreaterThan(10)
+  })
+
+  it('explain=sql answers the Explain schema on every API route', async () => {
+    for (const { path } of apiOperations()) {
+      const c = caseOf(path)
+      const res = await get(app, c.url('alpha', `${c.valid}&explain=sql`), clients.root)
+      const checked = await validator.check('get', path, res, { schema: { $ref: '#/components/schemas/Explain' } })
+      expect(checked.status, checked.text).toBe(200)
+    }
+  })
+
+  it('400 lists every invalid parameter at once', async () => {
+    for (const { path } of apiOperations()) {
+      const c = caseOf(path)
+      const body = await expectError(path, await get(app, c.url('alpha', c.invalid), clients.root), 400, 'invalid_parameters')
+      const reported = (body.details ?? []).map((d) => d.path.split('.')[0])
+      expect(reported, path).toEqual(expect.arrayContaining(c.invalidPaths))
+    }
+  })
+
+  it('401 without or with wrong credentials, 403 for write clients and foreign projects, 404 for unknown projects', async () => {
+    for (const { path } of apiOperations()) {
+      const c = caseOf(path)
+      await expectError(path, await get(app, c.url('alpha', c.valid)), 401, 'invalid_credentials')
+      await expectError(path, await get(app, c.url('alpha', c.valid), { id: clients.read.id, secret: 'wrong' }), 401, 'invalid_credentials')
+      await expectError(path, await get(app, c.url('alpha', c.valid), clients.write), 403, 'client_type_not_allowed')
+      await expectError(path, await get(app, c.url('alpha', c.valid), clients.readBeta), 403, 'project_forbidden')
+      await expectError(path, await get(app, c.url('alpha', `${c.valid}&explain=sql`), clients.read), 403, 'explain_forbidden')
+      await expectError(path, await get(app, c.url('nope', c.valid), clients.root), 404, 'project_not_found')
+      await expectError(path, await get(app, c.url('gamma', c.valid), clients.root), 404, 'project_not_found')
+    }
+  })
+
+  it('414 when the query string is over 16 KB', async () => {
+    for (const { path } of apiOperations()) {
+      const c = caseOf(path)
+      const res = await get(app, c.url('alpha', `${c.valid}&pad=${'x'.repeat(16 * 1024)}`), clients.root)
+      await expectError(path, res, 414, 'uri_too_long')
+    }
+  })
+
+  it('429 with Retry-After once the client is over its rate limit', async () => {
+    const tiny = testApp(rt, { now: () => NOW, config: { ...rt.config, QUARRY_RATE_LIMIT: 1, QUARRY_RATE_WINDOW_S: 3600 } })
+    const first = apiOperations()[0]!
+    expect((await get(tiny, caseOf(first.path).url('alpha', caseOf(first.path).valid), clients.read)).status).toBe(200)
+    for (const { path } of apiOperations()) {
+      const c = caseOf(path)
+      const res = await get(tiny, c.url('alpha', c.valid), clients.read)
+      await expectError(path, res, 429, 'rate_limited')
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+      expect(res.headers.get('ratelimit-remaining')).toBe('0')
+    }
+  })
+
+  it('500, 503 and 504 from real engine failures, with no internals in the body', async () => {
+    // The routes' statements are swapped for ones that fail inside ClickHouse; authentication's
+    // own lookups run unchanged. The gate queues nothing (some routes run two queries at once).
+    const SLOTS = 4
+    const gate = createQueryGate({ concurrency: SLOTS, maxQueued: 0 })
+    const gated = createQueryRunner(rt.engine, gate, createLogger('silent'))
+    let fault: 'none' | 'timeout' | 'internal' = 'none'
+    const swap = (stmt: Statement): Statement => {
+      if (fault === 'none' || stmt.name === 'client_by_id' || stmt.name === 'project_by_id') return stmt
+      return fault === 'timeout'
+        ? { name: stmt.name, sql: 'SELECT sum(number) AS n FROM numbers(100000000000)', params: {} }
+        : { name: stmt.name, sql: 'SELECT * FROM quarry_no_such_table', params: {} }
+    }
+    const faulty: QueryRunner = {
+      rows: (stmt, opts) => gated.rows(swap(stmt), fault === 'timeout' ? { ...opts, timeoutS: 0.05 } : opts),
+      stream: (stmt, format, opts) => gated.stream(swap(stmt), format, opts),
+      command: (stmt) => gated.command(stmt),
+    }
+    const faultApp = testApp(rt, { now: () => NOW, runner: faulty })
+    const ops = apiOperations()
+    // Verified credentials and projects are cached, so later requests need no lookup.
+    for (const { path } of ops) {
+      const c = caseOf(path)
+      expect((await get(faultApp, c.url('alpha', c.valid), clients.root)).status).toBe(200)
+    }
+
+    fault = 'internal'
+    for (const { path } of ops) {
+      const c = caseOf(path)
+      const body = await expectError(path, await get(faultApp, c.url('alpha', c.valid), clients.root), 500, 'internal_error')
+      expect(JSON.stringify(body)).not.toMatch(/quarry_no_such_table|SELECT|UNKNOWN_TABLE|at .*\.ts/i)
+    }
+
+    fault = 'timeout'
+    for (const { path } of ops) {
+      const c = caseOf(path)
+      const body = await expectError(path, await get(faultApp, c.url('alpha', c.valid), clients.root), 504, 'query_timeout')
+      expect(JSON.stringify(body)).not.toMatch(/numbers|SELECT|max_execution_time/i)
+    }
+
+    fault = 'none'
+    // A request that failed on one of its parallel queries leaves the others to finish on their own.
+    while (gate.active > 0) await new Promise((resolve) => setTimeout(resolve, 10))
+    let release: () => void = () => {}
+    const busy = new Promise<void>((done) => (release = done))
+    const held = Array.from({ length: SLOTS }, () => gate.run(() => busy))
+    try {
+      for (const { path } of ops) {
+        const c = caseOf(path)
+        const res = await get(faultApp, c.url('alpha', c.valid), clients.root)
+        await expectError(path, res, 503, 'overloaded')
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+      }
+    } finally {
+      release()
+      await Promise.all(held)
+    }
+  })
+
+  it('405 with Allow and the envelope for other methods; 404 for unknown routes', async () => {
+    for (const { path } of operationsOf(doc)) {
+      const url = isApi(path) ? caseOf(path).url('alpha') : path
+      for (const method of ['POST', 'DELETE']) {
+        const res = await app.request(url, { method, headers: credentialHeaders(clients.root) })
+        await expectError(undefined, res, 405, 'method_not_allowed', method)
+        expect(res.headers.get('allow')).toBe('GET, HEAD')
+      }
+    }
+    await expectError(undefined, await app.request('/nothing/here'), 404, 'not_found')
+    await expectError(undefined, await get(app, '/insights/alpha/no_such_dimension', clients.root), 404, 'not_found')
+  })
+
+  it('/healthz and /readyz: 200, and 503 with Retry-After when the engine does not answer', async () => {
+    expect((await validator.check('get', '/healthz', await app.request('/healthz'))).body).toEqual({ status: 'ok' })
+    expect((await validator.check('get', '/readyz', await app.request('/readyz'))).body).toEqual({ status: 'ready' })
+
+    const port = await closedPort()
+    const client = createClient({ url: `http://127.0.0.1:${port}`, request_timeout: 2000, log: { level: ClickHouseLogLevel.OFF } })
+    const runner = createQueryRunner(httpEngine(client, 'quarry'), createQueryGate({ concurrency: 2, maxQueued: 2 }), createLogger('silent'))
+    try {
+      const down = testApp(rt, { runner })
+      const res = await down.request('/readyz')
+      expect(res.headers.get('retry-after')).toBe('5')
+      const checked = await validator.check('get', '/readyz', res)
+      expect(checked.status).toBe(503)
+      expect((await validator.check('get', '/healthz', await down.request('/healthz'))).status).toBe(200)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('exercised every documented status of every operation', () => {
+    const missing = operationsOf(doc).flatMap(({ method, path, operation }) =>
+      Object.keys(operation.responses)
+        .map((status) => `${method.toUpperCase()} ${path} ${status}`)
+        .filter((key) => !validator.seen.has(key)),
+    )
+    expect(missing).toEqual([])
+  })
+})
+
+/** A local port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
