@@ -172,7 +172,7 @@ const exportRoute = (name: string, valid: string, invalid: string, invalidPaths:
   { url: (project, query = '') => `/export/${name}?projectId=${project}&${query}`, valid, invalid, invalidPaths },
 ]
 
-const LIST_INVALID = ['limit=0&range=forever&timezone=Mars%2FBase', ['limit', 'range', 'timezone']] as const
+const LIST_INVALID: [string, string[]] = ['limit=0&range=forever&timezone=Mars%2FBase', ['limit', 'range', 'timezone']]
 
 /** One case per documented path: a path added to the document without one fails the suite. */
 const CASES = new Map<string, RouteCase>([
