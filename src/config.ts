@@ -23,7 +23,8 @@ export const configSchema = z.object({
     .default('quarry'),
   QUARRY_MAX_CONCURRENT_QUERIES: positiveInt.default(4),
   QUARRY_MAX_QUEUED_QUERIES: z.coerce.number().int().min(0).default(64),
-  QUARRY_QUERY_TIMEOUT_S: positiveInt.default(10),
+  /** Seconds, fractions allowed (max_execution_time takes them). */
+  QUARRY_QUERY_TIMEOUT_S: z.coerce.number().positive().default(10),
   QUARRY_EXPORT_TIMEOUT_S: positiveInt.default(3600),
   QUARRY_RATE_LIMIT: positiveInt.default(100),
   QUARRY_RATE_WINDOW_S: positiveInt.default(10),
