@@ -148,6 +148,27 @@ describe('dimensions', () => {
     ])
   })
 
+  it('by hand: a session whose first event is not a page view', async () => {
+    const q = { startDate: '2026-04-08T06:00:00Z', endDate: '2026-04-08T06:00:00Z', limit: 1000 }
+    const row = { sessions: 1, visitors: 1, pageviews: 2, bounce_rate: 0, avg_session_duration: 70, revenue: 4200 }
+    expect((await h.get(U, 'entry_page', q)).body).toEqual([{ name: '/pricing', prefix: 'https://example.com', ...row }])
+    expect((await h.get(U, 'exit_page', q)).body).toEqual([{ name: '/billing', prefix: 'https://app.example.com', ...row }])
+    expect((await h.get(U, 'country', q)).body).toEqual([{ name: 'NL', ...row }])
+    expect((await h.get(U, 'city', q)).body).toEqual([{ name: 'Amsterdam', prefix: 'NL', ...row }])
+    expect((await h.get(U, 'referrer_name', q)).body).toEqual([{ name: 'DuckDuckGo', ...row }])
+    expect((await h.get(U, 'utm_source', q)).body).toEqual([{ name: 'ddg', ...row }])
+    expect((await h.get(U, 'utm_medium', q)).body).toEqual([{ name: null, ...row }])
+  })
+
+  it('by hand: time on page runs to the next event even after the window ends', async () => {
+    // s-midnight viewed /pricing at 23:58:00.123; its next event (the purchase) came 420.5 s later, after midnight.
+    const res = await h.get(U, 'pages', { startDate: '2026-04-10T23:58:00.123Z', endDate: '2026-04-10T23:58:00.123Z' })
+    expect(res.body).toEqual([{ origin: 'https://example.com', path: '/pricing', title: 'Pricing', sessions: 1, visitors: 1, pageviews: 1, bounce_rate: 0, avg_duration: 420.5 }])
+    // A view that is its session's last event has no time on page: 0 when it is the only one.
+    const bounce = await h.get(U, 'pages', { startDate: '2026-04-10T12:00:00Z', endDate: '2026-04-10T12:00:00Z' })
+    expect(bounce.body).toEqual([{ origin: 'https://example.com', path: '/pricing', title: 'Pricing', sessions: 1, visitors: 1, pageviews: 1, bounce_rate: 100, avg_duration: 0 }])
+  })
+
   it('by hand: the midnight session (entry /, exit /docs, revenue 49.99 as 4999)', async () => {
     const q = { startDate: '2026-04-10T23:50:00.123Z', endDate: '2026-04-10T23:50:00.123Z', limit: 1000 }
     const entry = await h.get(U, 'entry_page', q)
@@ -201,6 +222,32 @@ describe('pagination', () => {
       }
     })
   }
+
+  it('the Link URL keeps bracket-notation filters and the timezone', async () => {
+    const filters = [{ name: 'path', operator: 'startsWith', value: ['/', 'x'] }]
+    const qs = new URLSearchParams([
+      ['range', '30d'],
+      ['timezone', 'Asia/Tokyo'],
+      ['limit', '2'],
+      ['filters[0][name]', 'path'],
+      ['filters[0][operator]', 'startsWith'],
+      ['filters[0][value][0]', '/'],
+      ['filters[0][value][1]', 'x'],
+    ]).toString()
+    const w = windowOf('2026-03-16T00:00:00+09:00', '2026-04-16T00:00:00+09:00', 'Asia/Tokyo')
+    const expected = h.data.pages(U, w, filters)
+    const seen: unknown[] = []
+    let res = await h.get(U, 'pages', qs)
+    for (;;) {
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.headers.get('x-quarry-range')).toBe('2026-03-16T00:00:00+09:00/2026-04-16T00:00:00+09:00')
+      seen.push(...res.body)
+      const link = res.headers.get('link')
+      if (!link) break
+      res = await h.fetch(/^<([^>]+)>/.exec(link)![1]!)
+    }
+    expect(seen).toEqual(expected)
+  })
 
   it('default limit is 10; a short last page has no next cursor', async () => {
     const all = h.data.breakdown(U, 'city', UTC_30D)

@@ -98,6 +98,27 @@ describe('metrics: totals and default buckets', () => {
     await expectMetrics(S, { range: 'lastHour' }, windowOf('2026-04-14T23:37:00+02:00', '2026-04-15T00:38:00+02:00', 'Europe/Stockholm'), 'day')
   })
 
+  it('default interval thresholds: same local day → hour, ≤ 92 days → day, ≤ 186 → week, else month', async () => {
+    const cases: [Record<string, string>, string, string, Interval][] = [
+      [{ startDate: '2026-04-10T05:00:00Z', endDate: '2026-04-10T20:00:00Z' }, '2026-04-10T05:00:00Z', '2026-04-10T20:00:00.001Z', 'hour'],
+      [{ startDate: '2026-04-10T23:00:00Z', endDate: '2026-04-11T01:00:00Z' }, '2026-04-10T23:00:00Z', '2026-04-11T01:00:00.001Z', 'day'],
+      [{ startDate: '2026-01-01', endDate: '2026-04-02' }, '2026-01-01T00:00:00Z', '2026-04-03T00:00:00Z', 'day'], // 92 days
+      [{ startDate: '2026-01-01', endDate: '2026-04-03' }, '2026-01-01T00:00:00Z', '2026-04-04T00:00:00Z', 'week'], // 93 days
+      [{ startDate: '2025-10-01', endDate: '2026-04-04' }, '2025-10-01T00:00:00Z', '2026-04-05T00:00:00Z', 'week'], // 186 days
+      [{ startDate: '2025-10-01', endDate: '2026-04-05' }, '2025-10-01T00:00:00Z', '2026-04-06T00:00:00Z', 'month'], // 187 days
+    ]
+    for (const [query, start, end, interval] of cases) {
+      await expectMetrics(U, query, windowOf(start, end, 'UTC'), interval)
+    }
+    // In Stockholm, "the same day" is the local day: 22:30–23:30 UTC on 9 April is 00:30–01:30 on the 10th.
+    await expectMetrics(
+      S,
+      { startDate: '2026-04-09T22:30:00Z', endDate: '2026-04-09T23:30:00Z' },
+      windowOf('2026-04-09T22:30:00Z', '2026-04-09T23:30:00.001Z', 'Europe/Stockholm'),
+      'hour',
+    )
+  })
+
   it('a project without events: zeros, and every bucket present', async () => {
     const res = await h.get(PROJECTS.empty.id, 'metrics', { range: '7d' })
     expect(res.status).toBe(200)

@@ -311,6 +311,11 @@ describe('filters', () => {
     ['revenue gt', [{ name: 'revenue', operator: 'gt', value: [4999] }]],
     ['revenue is', [{ name: 'revenue', operator: 'is', value: ['777', 4999] }]],
     ['duration lt (every event)', [{ name: 'duration', operator: 'lt', value: ['1'] }]],
+    ['created_at gte (a date-time column)', [{ name: 'created_at', operator: 'gte', value: ['2026-04-12T00:00:00.000Z'] }]],
+    ['created_at lt, several values OR', [{ name: 'createdAt', operator: 'lt', value: ['2026-03-20T00:00:00Z', '2026-03-18T12:00:00Z'] }]],
+    ['created_at is an exact instant', [{ name: 'created_at', operator: 'is', value: ['2026-04-12T00:00:00.000Z', '2026-04-11T23:59:59.999Z'] }]],
+    ['id is (a UUID column)', [{ name: 'id', operator: 'is', value: ['00000000-0000-4000-8000-000000000002'] }]],
+    ['profile_id is the identified visitor (a later event)', [{ name: 'profile_id', operator: 'is', value: ['user-42'] }]],
     // Several filters AND, across kinds.
     ['session AND event attribute', [
       { name: 'country', operator: 'is', value: ['SE'] },
@@ -350,6 +355,24 @@ describe('filters', () => {
     // s-weird's view of /søk/日本 has plan a_b; s-lookalike's plan a1b must not match.
     expect(plan.body.map((r: { path: string }) => r.path)).toContain('/søk/日本')
     expect(plan.body.map((r: { path: string }) => r.path)).not.toContain('/blog/100 and more off')
+  })
+
+  it('by hand: a session identified mid-way is found by its later profile id, and counted by its first', async () => {
+    const res = await h.get(U, 'metrics', { range: '30d', filters: [{ name: 'profile_id', operator: 'is', value: ['user-42'] }] })
+    expect(res.body.metrics).toMatchObject({ total_sessions: 1, unique_visitors: 1, total_screen_views: 3, total_revenue: 1500 })
+    const pages = await h.get(U, 'pages', q([{ name: 'profile_id', operator: 'is', value: ['user-42'] }]))
+    // Only the view after identifying carries user-42.
+    expect(pages.body).toEqual([expect.objectContaining({ path: '/welcome', sessions: 1, visitors: 1, pageviews: 1, avg_duration: 60 })])
+    expect(h.data.sessions.get(`${U}\u0000s-identify`)?.profile_id).toBe('dev-ident')
+  })
+
+  it('by hand: on /pages a session filter keeps the views of sessions begun before the window', async () => {
+    // s-midnight (SE, from 23:50 on the 10th) viewed /docs at 00:10 on the 11th.
+    const query = { startDate: '2026-04-11T00:00:00Z', endDate: '2026-04-11T00:20:00Z', limit: 1000, filters: [{ name: 'city', operator: 'is', value: ['Stockholm'] }] as Filter[] }
+    const res = await h.get(U, 'pages', query)
+    const w = windowOf('2026-04-11T00:00:00Z', '2026-04-11T00:20:00.001Z', 'UTC')
+    expect(res.body).toEqual(h.data.pages(U, w, query.filters))
+    expect(res.body).toContainEqual({ origin: 'https://example.com', path: '/docs', title: 'Docs', sessions: 1, visitors: 1, pageviews: 1, bounce_rate: 0, avg_duration: 120.25 })
   })
 
   it('by hand: on /pages an event filter keeps the matching views only', async () => {
