@@ -93,6 +93,9 @@ const FIELDS: readonly OutputField[] = [
 
 export const DEFAULT_FIELDS: readonly string[] = FIELDS.slice(0, 14).map((f) => f.key)
 
+/** The keys of the event objects (and the CSV columns) for these fields, in output order. */
+export const outputKeys = (fields: ReadonlySet<string>): string[] => FIELDS.filter((f) => fields.has(f.key)).map((f) => f.key)
+
 /** Groups of `includes`, and OpenPanel's field-level names (a field is its own group). */
 export const INCLUDE_GROUPS: Readonly<Record<string, readonly string[]>> = {
   profile: ['profile'],

@@ -9,6 +9,7 @@ import {
   exportEventsCountStatement,
   exportEventsStatement,
   INCLUDE_GROUPS,
+  outputKeys,
   resolveExportWindow,
   resolveIncludes,
   type ExportEventsRequest,
@@ -169,7 +170,7 @@ function describeWindow(c: Context<AppEnv>, window: ExportWindow) {
 
 const STREAM_TYPES = {
   ndjson: { contentType: 'application/x-ndjson; charset=utf-8', clickhouse: 'JSONEachRow' },
-  csv: { contentType: 'text/csv; charset=utf-8', clickhouse: 'CSVWithNames' },
+  csv: { contentType: 'text/csv; charset=utf-8', clickhouse: 'CSV' },
 } as const
 
 export function exportEventsRoutes(deps: ExportEventsDeps) {
@@ -293,13 +294,19 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
       detach()
       throw err
     }
-    let pending: IteratorResult<Uint8Array> | undefined = first
+    // chDB formats each streamed block on its own, so a *WithNames format would repeat its
+    // header in every chunk: the CSV header is written here, once, ClickHouse-style.
+    const header = format === 'csv' ? new TextEncoder().encode(`${outputKeys(req.fields).map((k) => `"${k}"`).join(',')}\n`) : undefined
+    const queue: IteratorResult<Uint8Array>[] = header ? [{ done: false, value: header }, first] : [first]
     let bytes = 0
+    let settled = false
     const started = performance.now()
     const requestId = c.get('requestId')
-    const finish = (outcome: string, err?: unknown) => {
+    const finish = (outcome: 'complete' | 'cancelled' | 'failed', err?: unknown) => {
+      if (settled) return
+      settled = true
       detach()
-      deps.logger[err ? 'warn' : 'info'](
+      deps.logger[outcome === 'failed' ? 'warn' : 'info'](
         { requestId, format, outcome, bytes, ms: Math.round(performance.now() - started), ...(err ? { err: String(err) } : {}) },
         'export stream',
       )
@@ -309,8 +316,7 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
       {
         async pull(controller) {
           try {
-            const next = pending ?? (await chunks.next())
-            pending = undefined
+            const next = queue.shift() ?? (await chunks.next())
             if (next.done) {
               controller.close()
               finish('complete')
@@ -319,7 +325,8 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
             bytes += next.value.byteLength
             controller.enqueue(next.value)
           } catch (err) {
-            finish('failed', err)
+            // After a disconnect the engine reports the abort as an error: that is a cancel.
+            finish(abort.signal.aborted ? 'cancelled' : 'failed', err)
             // Headers are gone: the only signal left is an unfinished response.
             controller.error(err)
           }
@@ -329,7 +336,7 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
           try {
             await chunks.return?.()
           } catch {
-            // The engine reports the abort as an error; the stream is over either way.
+            // The stream is over either way.
           }
           finish('cancelled')
         },

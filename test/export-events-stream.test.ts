@@ -1,0 +1,245 @@
+import { DateTime } from 'luxon'
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createClientRow } from '../src/auth/clients.ts'
+import type { QueryRunner } from '../src/clickhouse/run.ts'
+import { createProject } from '../src/projects.ts'
+import { listen, type RunningServer } from '../src/server.ts'
+import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
+
+// Whole-result exports of a million events: bounded memory, backpressure, and a client that
+// goes away. The rows are generated inside ClickHouse (INSERT … SELECT FROM numbers).
+
+const PROJECT = 'bulk'
+const ORG = 'org-bulk'
+const ROWS = 1_000_000
+const NOW = DateTime.fromISO('2026-03-10T12:00:00.000Z', { zone: 'UTC' })
+const SPAN_MS = 20 * 86_400_000
+const MB = 1024 * 1024
+
+let rt: TestRuntime
+let server: RunningServer
+let base: string
+let headers: Record<string, string>
+const logLines: Record<string, unknown>[] = []
+
+/** Counts the chunks each export pulls from ClickHouse, to see backpressure from the outside. */
+let pulledChunks = 0
+function countingRunner(inner: QueryRunner): QueryRunner {
+  return {
+    rows: (stmt, opts) => inner.rows(stmt, opts),
+    command: (stmt) => inner.command(stmt),
+    stream(stmt, format, opts) {
+      const source = inner.stream(stmt, format, opts)
+      return (async function* () {
+        for await (const chunk of source) {
+          pulledChunks++
+          yield chunk
+        }
+      })()
+    },
+  }
+}
+
+async function until(condition: () => boolean, ms = 15_000) {
+  const deadline = Date.now() + ms
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+interface Measured {
+  rows: number
+  bytes: number
+  seconds: number
+  rssGrowthMb: number
+  rowsPerS: number
+  mbPerS: number
+}
+
+/** Downloads an export over real HTTP, counting lines and sampling RSS all along. */
+async function download(query: string): Promise<Measured & { firstLine: string }> {
+  const baseline = process.memoryUsage.rss()
+  let peak = baseline
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 25)
+  const started = performance.now()
+  const res = await fetch(`${base}/export/events?${query}`, { headers: { ...headers, 'accept-encoding': 'identity' } })
+  expect(res.status).toBe(200)
+  let bytes = 0
+  let newlines = 0
+  let firstLine = ''
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    if (bytes === 0) firstLine = Buffer.from(chunk.subarray(0, Math.max(0, chunk.indexOf(10)))).toString()
+    bytes += chunk.byteLength
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines++
+    peak = Math.max(peak, process.memoryUsage.rss())
+  }
+  const seconds = (performance.now() - started) / 1000
+  clearInterval(sampler)
+  return {
+    rows: newlines,
+    bytes,
+    seconds,
+    firstLine,
+    rssGrowthMb: (peak - baseline) / MB,
+    rowsPerS: Math.round(newlines / seconds),
+    mbPerS: +(bytes / MB / seconds).toFixed(1),
+  }
+}
+
+beforeAll(async () => {
+  rt = await openTestRuntime({ QUARRY_RATE_LIMIT: '1000000' })
+  await createProject(rt.runner, { id: PROJECT, name: 'Bulk', timezone: 'UTC', organizationId: ORG })
+  const client = await createClientRow(rt.runner, { type: 'read', projectId: PROJECT, organizationId: ORG, name: 'bulk-reader' })
+  headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
+  await rt.runner.command({
+    name: 'bulk_events',
+    sql: `INSERT INTO events (id, name, device_id, profile_id, project_id, session_id, created_at, path, origin,
+            referrer, referrer_name, referrer_type, duration, properties, country, city, longitude, latitude, os, browser)
+          SELECT
+            generateUUIDv4(number),
+            ['screen_view', 'screen_view', 'click', 'purchase'][1 + cityHash64(number, 1) % 4],
+            concat('dev-', toString(cityHash64(number, 2) % 50000)) AS device,
+            if(number % 3 = 0, concat('user-', toString(cityHash64(number, 2) % 20000)), device),
+            {project:String},
+            concat('ses-', toString(intDiv(number, 7))),
+            {end:DateTime64(3, 'UTC')} - toIntervalMillisecond(1 + intDiv(number * {span:UInt64}, {rows:UInt64})),
+            concat('/p/', toString(cityHash64(number, 3) % 500)),
+            'https://example.com',
+            ['', 'https://google.com/', 'https://news.ycombinator.com/'][1 + cityHash64(number, 4) % 3],
+            ['', 'Google', 'Hacker News'][1 + cityHash64(number, 4) % 3],
+            ['', 'search', 'social'][1 + cityHash64(number, 4) % 3],
+            cityHash64(number, 5) % 60000,
+            map('plan', ['free', 'pro', 'team'][1 + cityHash64(number, 6) % 3], '__title', concat('Page "', toString(number % 100), '"')),
+            ['US', 'SE', 'DE', 'FR'][1 + cityHash64(number, 7) % 4],
+            ['New York', 'Stockholm', 'Berlin', 'Paris, France'][1 + cityHash64(number, 7) % 4],
+            toFloat32((cityHash64(number, 8) % 36000) / 100 - 180),
+            toFloat32((cityHash64(number, 9) % 18000) / 100 - 90),
+            ['iOS', 'Android', 'Windows', 'macOS'][1 + cityHash64(number, 10) % 4],
+            ['Safari', 'Chrome', 'Firefox'][1 + cityHash64(number, 11) % 3]
+          FROM numbers({rows:UInt64})`,
+    params: { project: PROJECT, end: NOW.toFormat('yyyy-LL-dd HH:mm:ss.SSS'), span: SPAN_MS, rows: ROWS },
+  })
+  const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) })
+  const app = testApp(rt, { now: () => NOW.toJSDate(), logger, runner: countingRunner(rt.runner) })
+  server = await listen(app, '127.0.0.1', 0)
+  base = `http://127.0.0.1:${server.port}`
+}, 300_000)
+
+afterAll(async () => {
+  await server?.shutdown(1000)
+  await rt?.dispose()
+})
+
+describe('streaming a million events', () => {
+  it('csv: every row, header first, with RSS growth well under 256 MB', async () => {
+    const m = await download('format=csv')
+    expect(m.firstLine).toBe('"id","name","deviceId","profileId","projectId","sessionId","createdAt","path","origin","country","city","os","browser","duration"')
+    // Quoted newlines: none in these values, so lines = header + rows.
+    expect(m.rows).toBe(ROWS + 1)
+    expect(m.rssGrowthMb).toBeLessThan(256)
+    console.log(`csv 1M rows: ${m.rowsPerS} rows/s, ${m.mbPerS} MB/s, ${(m.bytes / MB).toFixed(0)} MB in ${m.seconds.toFixed(1)} s, RSS growth ${m.rssGrowthMb.toFixed(0)} MB`)
+    await until(() => rt.gate.active === 0)
+  }, 300_000)
+
+  it('ndjson with includes: every row, with RSS growth well under 256 MB', async () => {
+    const m = await download('format=ndjson&includes=properties,geo,referrer')
+    expect(m.rows).toBe(ROWS)
+    const first = JSON.parse(m.firstLine) as Record<string, unknown>
+    expect(first.createdAt).toBe('2026-03-10T11:59:59.999Z')
+    expect(Object.keys(first)).toContain('properties')
+    expect(m.rssGrowthMb).toBeLessThan(256)
+    console.log(`ndjson 1M rows (+properties,geo,referrer): ${m.rowsPerS} rows/s, ${m.mbPerS} MB/s, ${(m.bytes / MB).toFixed(0)} MB in ${m.seconds.toFixed(1)} s, RSS growth ${m.rssGrowthMb.toFixed(0)} MB`)
+    await until(() => rt.gate.active === 0)
+  }, 300_000)
+
+  it('streams in order: created_at never increases, ids ascend among equal instants', async () => {
+    const res = await fetch(`${base}/export/events?format=ndjson&start=2026-03-09T00:00:00Z`, { headers })
+    const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as { createdAt: string; id: string })
+    const [{ count }] = (await rt.runner.rows<{ count: number }>(
+      { name: 't', sql: "SELECT count() AS count FROM events WHERE project_id = {p:String} AND created_at >= '2026-03-09 00:00:00'", params: { p: PROJECT } },
+      { timeoutS: 30 },
+    )) as [{ count: number }]
+    expect(lines.length).toBe(count)
+    for (let i = 1; i < lines.length; i++) expect(lines[i]!.createdAt <= lines[i - 1]!.createdAt).toBe(true)
+  }, 120_000)
+})
+
+describe('backpressure and disconnects', () => {
+  it('a reader that stops reading stops the query: only a chunk or two are pulled ahead', async () => {
+    const app = testApp(rt, { now: () => NOW.toJSDate(), runner: countingRunner(rt.runner) })
+    pulledChunks = 0
+    const res = await app.request('/export/events?format=ndjson', { headers })
+    const reader = res.body!.getReader()
+    await reader.read()
+    await new Promise((r) => setTimeout(r, 500))
+    const pulledWhilePaused = pulledChunks
+    await new Promise((r) => setTimeout(r, 500))
+    expect(pulledChunks).toBe(pulledWhilePaused)
+    expect(pulledChunks).toBeLessThanOrEqual(3)
+    // Reading on resumes it.
+    for (let i = 0; i < 5; i++) await reader.read()
+    expect(pulledChunks).toBeGreaterThan(pulledWhilePaused)
+    await reader.cancel()
+    await until(() => rt.gate.active === 0)
+  })
+
+  it('cancelling the body (app.request) stops the ClickHouse stream and frees its slot', async () => {
+    const app = testApp(rt, { now: () => NOW.toJSDate() })
+    const res = await app.request('/export/events?format=csv', { headers })
+    const reader = res.body!.getReader()
+    const first = await reader.read()
+    expect(first.done).toBe(false)
+    expect(rt.gate.active).toBe(1)
+    await reader.cancel()
+    await until(() => rt.gate.active === 0, 5000)
+  })
+
+  it('a client that disconnects mid-stream over HTTP: the query is cancelled and the server stays healthy', async () => {
+    logLines.length = 0
+    const abort = new AbortController()
+    const res = await fetch(`${base}/export/events?format=ndjson&includes=properties`, {
+      headers: { ...headers, 'accept-encoding': 'identity' },
+      signal: abort.signal,
+    })
+    const reader = res.body!.getReader()
+    let received = 0
+    while (received < 64 * 1024) {
+      const { value, done } = await reader.read()
+      if (done) break
+      received += value.byteLength
+    }
+    expect(rt.gate.active).toBe(1)
+    abort.abort()
+    await reader.cancel().catch(() => {})
+    // The iterator over chDB's stream was returned (its gate slot released) long before the end.
+    await until(() => rt.gate.active === 0, 10_000)
+    await until(() => logLines.some((l) => l.msg === 'export stream'), 5000)
+    const line = logLines.find((l) => l.msg === 'export stream')!
+    expect(line.outcome).toBe('cancelled')
+    expect(line.bytes as number).toBeLessThan(50 * MB)
+    // Healthy: the next requests are answered, an export included.
+    expect((await fetch(`${base}/healthz`)).status).toBe(200)
+    const page = await fetch(`${base}/export/events?limit=3`, { headers })
+    expect(page.status).toBe(200)
+    expect(((await page.json()) as { meta: { totalCount: number } }).meta.totalCount).toBe(ROWS)
+    const again = await fetch(`${base}/export/events?format=csv&start=2026-03-10T00:00:00Z`, { headers })
+    const lines = (await again.text()).trimEnd().split('\n')
+    expect(lines.length - 1).toBe(Math.ceil((12 * 3_600_000 * ROWS) / SPAN_MS))
+  }, 60_000)
+
+  it('many disconnects in a row leave no slot and no stream behind', async () => {
+    for (let i = 0; i < 5; i++) {
+      const abort = new AbortController()
+      const res = await fetch(`${base}/export/events?format=csv`, { headers, signal: abort.signal })
+      const reader = res.body!.getReader()
+      await reader.read()
+      abort.abort()
+      await reader.cancel().catch(() => {})
+    }
+    await until(() => rt.gate.active === 0, 15_000)
+    expect(rt.gate.queued).toBe(0)
+    expect((await fetch(`${base}/readyz`)).status).toBe(200)
+  }, 60_000)
+})
