@@ -40,10 +40,11 @@ async function main(argv: string[]): Promise<number> {
       await clientsCommand(args, open)
       return 0
     case undefined:
+      throw new UsageError('missing command')
     case 'help':
     case '--help':
       process.stdout.write(USAGE)
-      return command === undefined ? 2 : 0
+      return 0
     default:
       throw new UsageError(`unknown command: ${command}`)
   }

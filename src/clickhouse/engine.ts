@@ -1,8 +1,8 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
 import { Session } from 'chdb'
 import { createChdbConnection } from 'chdb/connection'
-import { mkdirSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { mkdirSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import type { Config } from '../config.ts'
 
 export type EngineMode = 'embedded' | 'http'
@@ -93,10 +93,34 @@ export function httpEngine(client: ClickHouseClient, database: string): Engine {
   }
 }
 
+/**
+ * Whether another live process runs ClickHouse on `dir`. chDB reports a held lock only as a generic
+ * connection failure (the reason goes to the native stderr), so the status file, which ClickHouse
+ * writes with its PID while it runs and removes on a clean exit, is asked first.
+ */
+function lockedByAnotherProcess(dir: string): boolean {
+  let status: string
+  try {
+    status = readFileSync(join(dir, 'status'), 'utf8')
+  } catch {
+    return false
+  }
+  const pid = Number(/^PID: (\d+)$/m.exec(status)?.[1])
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    // EPERM: alive, but another user's; ESRCH: a stale file left by a crash, which chDB takes over.
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> {
   const dir = resolve(config.QUARRY_DATA_DIR)
   const database = config.CLICKHOUSE_DATABASE
   mkdirSync(dir, { recursive: true })
+  if (lockedByAnotherProcess(dir)) throw new DataDirectoryLockedError(dir)
   let connection: ReturnType<typeof createChdbConnection>
   try {
     connection = createChdbConnection({ path: dir })
