@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { finished, quarry, startQuarry, waitForStderr } from './helpers/cli.ts'
+
+// A real `quarry serve` process, stopped by a signal while an export streams to a client that
+// reads slowly.
+
+const EVENTS = 150_000
+const dir = mkdtempSync(join(tmpdir(), 'quarry-shutdown-'))
+let credentials: Record<string, string>
+
+/** A port nobody listens on right now: serve with PORT=0 would not say which one it took. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+async function startServer() {
+  const port = await freePort()
+  const server = startQuarry(dir, ['serve'], { PORT: String(port), LOG_LEVEL: 'info' })
+  const exited = finished(server)
+  await waitForStderr(server, '"listening"')
+  return { server, exited, base: `http://127.0.0.1:${port}` }
+}
+
+beforeAll(async () => {
+  const seeded = await quarry(dir, ['seed', '--project', 'shop', '--events', String(EVENTS), '--days', '7'])
+  expect(seeded.code, seeded.stderr).toBe(0)
+  const created = await quarry(dir, ['clients', 'create', '--type', 'read', '--project', 'shop'])
+  expect(created.code, created.stderr).toBe(0)
+  const client = JSON.parse(created.stdout) as { id: string; secret: string }
+  credentials = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
+})
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('quarry serve on SIGTERM', () => {
+  it('finishes the request in flight, refuses new ones, exits 0 within 10 s and releases the data directory', async () => {
+    const { server, exited, base } = await startServer()
+    const res = await fetch(`${base}/export/events?projectId=shop&format=ndjson`, { headers: credentials })
+    expect(res.status).toBe(200)
+    const reader = res.body!.getReader()
+    const first = await reader.read()
+    expect(first.done).toBe(false)
+
+    server.kill('SIGTERM')
+    const signalled = performance.now()
+    // The client holds back; the export cannot finish, so the server must still be waiting for it.
+    await sleep(1000)
+    expect(server.exitCode).toBeNull()
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow()
+
+    const decoder = new TextDecoder()
+    let body = decoder.decode(first.value, { stream: true })
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) body += decoder.decode(chunk.value, { stream: true })
+    body += decoder.decode()
+    const lines = body.split('\n').filter((line) => line.length > 0)
+    expect(lines).toHaveLength(EVENTS)
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ projectId: 'shop' })
+
+    const result = await exited
+    expect(result.code).toBe(0)
+    expect(performance.now() - signalled).toBeLessThan(10_000)
+    expect(result.stderr).toContain('"shutting down"')
+
+    const reopened = await quarry(dir, ['projects', 'list'])
+    expect(reopened.code, reopened.stderr).toBe(0)
+    expect(reopened.stdout).toContain('"id":"shop"')
+  })
+})
+
+describe('quarry serve on SIGINT', () => {
+  it('stops at once when idle and exits 0', async () => {
+    const { server, exited, base } = await startServer()
+    expect((await fetch(`${base}/readyz`)).status).toBe(200)
+    server.kill('SIGINT')
+    const signalled = performance.now()
+    expect((await exited).code).toBe(0)
+    expect(performance.now() - signalled).toBeLessThan(5_000)
+  })
+})
