@@ -4,8 +4,8 @@ import type { AppEnv } from './app-env.ts'
 import { emptyStats, type QueryRunner } from './clickhouse/run.ts'
 import type { Config } from './config.ts'
 import { createAuth, type AuthHooks } from './auth/middleware.ts'
-import { compress } from 'hono/compress'
 import { accessLog } from './http/access-log.ts'
+import { compressLarge } from './http/compression.ts'
 import { apiCors } from './http/cors.ts'
 import { explainable } from './http/explain.ts'
 import { allowedMethods, queryStringLimit } from './http/limits.ts'
@@ -57,7 +57,7 @@ export function buildApp(deps: AppDeps) {
   })
 
   app.use('*', queryStringLimit)
-  app.use('*', compress({ threshold: 1024 }))
+  app.use('*', compressLarge(1024))
   // CORS answers preflights before authentication, which a preflight cannot pass.
   app.use('/insights/*', apiCors)
   app.use('/export/*', apiCors)
