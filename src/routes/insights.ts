@@ -143,7 +143,7 @@ export function insightsRoutes(deps: InsightsDeps) {
     const previous = q.previous === 'true' ? previousRange(range) : undefined
     const rows = await c.get('runner').rows<MetricRow>(
       metricsStatement({ projectId: c.get('project').id, range, previous, interval, filters: q.filters ?? [] }),
-      { ...run, stats: c.get('stats') },
+      { ...run, stats: c.get('stats'), signal: c.req.raw.signal },
     )
     const current = rows.filter((r) => r.period === 0)
     const byBucket = new Map(current.filter((r) => r.is_total === 0).map((r) => [r.bucket, r]))
@@ -162,6 +162,7 @@ export function insightsRoutes(deps: InsightsDeps) {
     const [row] = await c.get('runner').rows<{ visitors: number }>(liveStatement(c.get('project').id, now), {
       ...run,
       stats: c.get('stats'),
+      signal: c.req.raw.signal,
     })
     // The window counted, [now − 5 min, now], written half-open like every other insights window.
     const local = now.setZone(c.get('project').timezone)
@@ -179,7 +180,7 @@ export function insightsRoutes(deps: InsightsDeps) {
       const range = position.range ?? resolveWindow(c, q)
       const rows = await c.get('runner').rows<Row>(
         statement({ projectId: c.get('project').id, range, filters: q.filters ?? [], limit: q.limit + 1, offset: position.offset }),
-        { ...run, stats: c.get('stats') },
+        { ...run, stats: c.get('stats'), signal: c.req.raw.signal },
       )
       describeRange(c, range)
       if (rows.length > q.limit) {
