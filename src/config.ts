@@ -21,6 +21,14 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier')
     .default('quarry'),
+  /**
+   * A cluster of the server's remote_servers: migrations then create Replicated*MergeTree tables
+   * ON CLUSTER and Distributed tables under the names the queries use (needs CLICKHOUSE_URL).
+   */
+  CLICKHOUSE_CLUSTER: z
+    .string()
+    .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'must be a cluster name of remote_servers')
+    .optional(),
   QUARRY_MAX_CONCURRENT_QUERIES: positiveInt.default(4),
   QUARRY_MAX_QUEUED_QUERIES: z.coerce.number().int().min(0).default(64),
   /** Seconds, fractions allowed (max_execution_time takes them). */

@@ -3,7 +3,8 @@ import { Session } from 'chdb'
 import { createChdbConnection } from 'chdb/connection'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import type { Config } from '../config.ts'
+import { ConfigError, type Config } from '../config.ts'
+import { CLUSTER_QUERY_SETTINGS, quote, registerCluster } from './cluster.ts'
 
 export type EngineMode = 'embedded' | 'http'
 
@@ -45,29 +46,64 @@ type EngineConfig = Pick<
   | 'CLICKHOUSE_USER'
   | 'CLICKHOUSE_PASSWORD'
   | 'CLICKHOUSE_DATABASE'
+  | 'CLICKHOUSE_CLUSTER'
   | 'QUARRY_DATA_DIR'
   | 'QUARRY_MAX_CONCURRENT_QUERIES'
+  | 'QUARRY_QUERY_TIMEOUT_S'
+  | 'QUARRY_EXPORT_TIMEOUT_S'
 >
 
 export async function openEngine(config: EngineConfig): Promise<Engine> {
+  if (config.CLICKHOUSE_CLUSTER && !config.CLICKHOUSE_URL) {
+    throw new ConfigError('CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL: the embedded engine is a single node')
+  }
   return config.CLICKHOUSE_URL ? openHttpEngine(config, config.CLICKHOUSE_URL) : openEmbeddedEngine(config)
+}
+
+/**
+ * Idle keep-alive sockets are dropped after this long, below the server's keep_alive_timeout
+ * (3 s before ClickHouse 24.x, 10 s since; docker/ sets 10 s), so a reused socket is never one the
+ * server has just closed.
+ */
+export const KEEP_ALIVE_IDLE_MS = 2500
+/** How long an ON CLUSTER statement may wait for every node (the server's distributed_ddl_task_timeout default). */
+const DISTRIBUTED_DDL_TIMEOUT_S = 180
+/** Slack between the server's own limit and the client giving up on a silent socket. */
+const REQUEST_TIMEOUT_MARGIN_S = 30
+
+/**
+ * The HTTP client's options. request_timeout is how long a socket may stay silent; it must outlast
+ * the longest max_execution_time (a streamed export's) and an ON CLUSTER statement, so that the
+ * server's own limits, which answer with a proper error, always fire first.
+ */
+export function httpClientOptions(config: EngineConfig, url: string) {
+  const longestS = Math.max(config.QUARRY_QUERY_TIMEOUT_S, config.QUARRY_EXPORT_TIMEOUT_S, DISTRIBUTED_DDL_TIMEOUT_S)
+  return {
+    url,
+    username: config.CLICKHOUSE_USER,
+    password: config.CLICKHOUSE_PASSWORD,
+    database: config.CLICKHOUSE_DATABASE,
+    compression: { response: true },
+    // The gate's queries, plus room for a readiness probe and a kill while all slots are busy.
+    max_open_connections: config.QUARRY_MAX_CONCURRENT_QUERIES + 2,
+    keep_alive: { enabled: true, idle_socket_ttl: KEEP_ALIVE_IDLE_MS },
+    request_timeout: Math.ceil((longestS + REQUEST_TIMEOUT_MARGIN_S) * 1000),
+    // Cluster mode's settings travel with every request (see cluster.ts); the query SQL stays the same.
+    ...(config.CLICKHOUSE_CLUSTER ? { clickhouse_settings: { ...CLUSTER_QUERY_SETTINGS } } : {}),
+  }
 }
 
 async function openHttpEngine(config: EngineConfig, url: string): Promise<Engine> {
   const database = config.CLICKHOUSE_DATABASE
+  const cluster = config.CLICKHOUSE_CLUSTER
   const admin = createClient({ url, username: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD })
-  await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
-  await admin.close()
-  const client = createClient({
-    url,
-    username: config.CLICKHOUSE_USER,
-    password: config.CLICKHOUSE_PASSWORD,
-    database,
-    compression: { response: true },
-    max_open_connections: config.QUARRY_MAX_CONCURRENT_QUERIES + 2,
-    // Below the server's default keep_alive_timeout (3 s) so a reused socket is never one the server closed.
-    keep_alive: { enabled: true, idle_socket_ttl: 2500 },
-  })
+  try {
+    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}${cluster ? ` ON CLUSTER ${quote(cluster)}` : ''}` })
+  } finally {
+    await admin.close()
+  }
+  const client = createClient(httpClientOptions(config, url))
+  if (cluster) registerCluster(client, { cluster, database })
   return httpEngine(client, database)
 }
 

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import type { ClickHouseClient } from '@clickhouse/client'
+import { clusterOf, clusterStatements, type ClusterTarget } from './cluster.ts'
 
 const SCHEMA_DIR = new URL('../../sql/schema/', import.meta.url)
 
@@ -32,19 +33,34 @@ export function loadMigrations(dir: URL = SCHEMA_DIR): Migration[] {
     }))
 }
 
-/** Applies the schema files not yet recorded in schema_migrations, in order; returns their versions. */
-export async function migrate(client: ClickHouseClient): Promise<string[]> {
-  await client.command({
-    query: `CREATE TABLE IF NOT EXISTS schema_migrations (
+export const SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (
       version String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)
-    ) ENGINE = MergeTree ORDER BY version`,
-  })
+    ) ENGINE = MergeTree ORDER BY version`
+
+export interface MigrateOptions {
+  /** Cluster mode: every statement in its cluster form (see cluster.ts). */
+  cluster?: ClusterTarget
+}
+
+/** The statements to run for one schema statement: itself, or its cluster form. */
+export const statementsFor = (statement: string, cluster?: ClusterTarget): string[] =>
+  cluster ? clusterStatements(statement, cluster) : [statement]
+
+/**
+ * Applies the schema files not yet recorded in schema_migrations, in order; returns their versions.
+ * A client the engine opened for a cluster (CLICKHOUSE_CLUSTER) migrates the cluster.
+ */
+export async function migrate(client: ClickHouseClient, options: MigrateOptions = { cluster: clusterOf(client) }): Promise<string[]> {
+  const { cluster } = options
+  for (const query of statementsFor(SCHEMA_MIGRATIONS_DDL, cluster)) await client.command({ query })
   const result = await client.query({ query: 'SELECT version FROM schema_migrations', format: 'JSONEachRow' })
   const applied = new Set((await result.json<{ version: string }>()).map((r) => r.version))
   const done: string[] = []
   for (const migration of loadMigrations()) {
     if (applied.has(migration.version)) continue
-    for (const statement of migration.statements) await client.command({ query: statement })
+    for (const statement of migration.statements) {
+      for (const query of statementsFor(statement, cluster)) await client.command({ query })
+    }
     await client.insert({ table: 'schema_migrations', values: [{ version: migration.version }], format: 'JSONEachRow' })
     done.push(migration.version)
   }
