@@ -149,7 +149,7 @@ describe('the error envelope', () => {
     // Credentials and the project are verified once and cached; then only the routes query.
     expect((await get(busy, '/insights/alpha/metrics', clients.root)).status).toBe(200)
     const responses = await Promise.all(
-      Array.from({ length: 8 }, () => get(busy, '/insights/alpha/metrics?interval=hour', clients.root)),
+      Array.from({ length: 12 }, () => get(busy, '/insights/alpha/metrics?interval=hour', clients.root)),
     )
     const statuses = responses.map((r) => r.status)
     expect(statuses).toContain(200)
