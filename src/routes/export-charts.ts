@@ -2,7 +2,6 @@ import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { DateTime } from 'luxon'
 import type { AppEnv } from '../app-env.ts'
 import { invalidParameters } from '../http/errors.ts'
-import { isValidTimezone } from '../projects.ts'
 import {
   chartPreviousRange,
   chartSeriesStatement,
@@ -20,8 +19,9 @@ import {
 } from '../query/charts.ts'
 import { FiltersSchema } from '../query/filters.ts'
 import { readQuery } from '../query/query-string.ts'
-import { buckets, INTERVALS, isoWithOffset, MAX_BUCKETS, RANGES, resolveRange } from '../query/time-range.ts'
+import { buckets, INTERVALS, isoWithOffset, MAX_BUCKETS, resolveRange } from '../query/time-range.ts'
 import { errorResponses, RANGE_HEADERS } from './openapi-shared.ts'
+import { windowParams } from './window-params.ts'
 
 export interface ExportChartsDeps {
   now: () => Date
@@ -99,15 +99,7 @@ const ChartsQuery = z
       .default(DEFAULT_BREAKDOWN_SERIES)
       .openapi({ description: 'Breakdown groups kept per series, the top ones by sum' }),
     interval: z.enum(INTERVALS).default('day').openapi({ description: `Bucket size; at most ${MAX_BUCKETS} buckets` }),
-    range: z.enum(RANGES).optional().openapi({ description: 'Named range in the project timezone; default 30d' }),
-    startDate: z.string().max(64).optional().openapi({ description: 'YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant' }),
-    endDate: z.string().max(64).optional().openapi({ description: 'YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive)' }),
-    timezone: z
-      .string()
-      .max(64)
-      .refine(isValidTimezone, 'must be an IANA timezone name')
-      .optional()
-      .openapi({ description: "IANA name overriding the project's timezone for this request" }),
+    ...windowParams('30d'),
     previous: z.enum(['true', 'false']).optional().openapi({ description: 'Add the period of equal length just before' }),
   })
   .strict()

@@ -3,7 +3,6 @@ import type { Context } from 'hono'
 import { DateTime } from 'luxon'
 import type { AppEnv } from '../app-env.ts'
 import type { QueryRunner } from '../clickhouse/run.ts'
-import { isValidTimezone } from '../projects.ts'
 import { DIMENSIONS, type Dimension } from '../query/dimensions.ts'
 import { FiltersSchema } from '../query/filters.ts'
 import { breakdownStatement, liveStatement, metricsStatement, pagesStatement } from '../query/insights.ts'
@@ -16,12 +15,12 @@ import {
   isoWithOffset,
   MAX_BUCKETS,
   previousRange,
-  RANGES,
   resolveRange,
   type TimeRange,
 } from '../query/time-range.ts'
 import { invalidParameters } from '../http/errors.ts'
 import { errorResponses, RANGE_HEADERS, PAGE_HEADERS } from './openapi-shared.ts'
+import { windowParams } from './window-params.ts'
 
 export interface InsightsDeps {
   signingKey: Buffer
@@ -31,15 +30,7 @@ export interface InsightsDeps {
 
 const WindowQuery = z
   .object({
-    range: z.enum(RANGES).optional().openapi({ description: 'Named range in the project timezone; default 7d' }),
-    startDate: z.string().max(64).optional().openapi({ description: 'YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant' }),
-    endDate: z.string().max(64).optional().openapi({ description: 'YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive)' }),
-    timezone: z
-      .string()
-      .max(64)
-      .refine(isValidTimezone, 'must be an IANA timezone name')
-      .optional()
-      .openapi({ description: "IANA name overriding the project's timezone for this request" }),
+    ...windowParams('7d'),
     filters: FiltersSchema.optional(),
   })
   .strict()
