@@ -1,4 +1,5 @@
 import { clientsCommand } from './cli/clients.ts'
+import { importCommand } from './cli/import.ts'
 import { projectsCommand } from './cli/projects.ts'
 import { seedCommand } from './cli/seed.ts'
 import { serveCommand } from './cli/serve.ts'
@@ -39,6 +40,8 @@ async function main(argv: string[]): Promise<number> {
     case 'clients':
       await clientsCommand(args, open)
       return 0
+    case 'import':
+      return importCommand(args, open)
     case undefined:
       throw new UsageError('missing command')
     case 'help':

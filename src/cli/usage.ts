@@ -12,6 +12,9 @@ Commands:
   clients create --type read|write|root [--project ID] [--organization ORG] [--name N]
   clients list
   clients revoke <id>
+  import --project ID [--format ndjson|csv|parquet] [--on-error skip|abort] FILE...
+                                          load events (events columns or OpenPanel's export
+                                          shape); a file again adds nothing; prints totals as JSON
 `
 
 /** Bad arguments: the CLI prints the message and the usage and exits 2. */
