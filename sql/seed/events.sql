@@ -3,6 +3,9 @@
 INSERT INTO events (id, name, device_id, profile_id, project_id, session_id, created_at, path, origin,
   referrer, referrer_name, referrer_type, duration, revenue, properties, country, city, region, longitude,
   latitude, os, os_version, browser, browser_version, device, brand, model, sdk_name, sdk_version, imported_at)
+-- Writing the parts and running the sessions view take most of the time, and each insert pipeline
+-- does both on one thread: two pipelines use two cores.
+SETTINGS max_insert_threads = 2
 WITH
   -- (origin, path, title), most visited first; ranks past the end are the long tail of product pages.
   [('https://quarry.example', '/', 'Quarry Outdoor — gear for the trail'),

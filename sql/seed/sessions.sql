@@ -128,4 +128,5 @@ SELECT
                        range(size))) AS offsets,
   -- A session that would run past the end of the period starts earlier instead.
   least(candidates[if(kept = 0, 4, kept)], end_ms - 1 - toInt64(offsets[size])) AS start_ms
-FROM numbers({first:UInt64}, {count:UInt64})
+-- numbers_mt: the sessions are generated on every core; their order does not matter, only their numbers.
+FROM numbers_mt({first:UInt64}, {count:UInt64})
