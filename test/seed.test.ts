@@ -326,6 +326,20 @@ describe('seedProject', () => {
     expect(counts!.session_events).toBe(total)
   })
 
+  it.each([1, 2, 3, 7, 1025])('inserts exactly %i events when asked for so few', async (total) => {
+    const projectId = `small-${total}`
+    expect(await seedProject(rt.runner, { projectId, events: total, days: 1, seed: 5, end: END })).toEqual({ events: total })
+    const [row] = await rt.runner.rows<{ n: number; first: string }>(
+      {
+        name: 'small_count',
+        sql: `SELECT count() AS n, argMin(name, created_at) AS first FROM events WHERE project_id = {p:String}`,
+        params: { p: projectId },
+      },
+      { timeoutS: 10 },
+    )
+    expect(row).toEqual({ n: total, first: 'screen_view' })
+  })
+
   it('refuses to add the same seed to a project twice', async () => {
     const req = { projectId: 'p', events: 10, days: DAYS, seed: 7, end: END }
     await expect(seedProject(rt.runner, req)).rejects.toBeInstanceOf(AlreadySeededError)

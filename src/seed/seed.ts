@@ -10,7 +10,7 @@ const EVENTS_SQL = read('events.sql').replace('/*sessions*/', SESSIONS_SQL)
 const PROFILES_SQL = read('profiles.sql')
 const EVENT_META_SQL = read('event_meta.sql')
 
-/** Sessions per planning group; inserts are made of whole groups, so no session straddles two. */
+/** Sessions per planning group: the plan knows each group's event count, so inserts are whole groups. */
 const GROUP_SESSIONS = 1024
 /**
  * Events per insert: a few inserts for 1M events, so progress moves and memory stays modest, while
@@ -35,18 +35,25 @@ interface Chunk {
   cut: boolean
 }
 
+interface Group {
+  g: number
+  /** Sessions in the group (the last group of the plan may be short). */
+  sessions: number
+  events: number
+}
+
 /** Whole groups of sessions, gathered into inserts of about CHUNK_EVENTS until `total` events are covered. */
-function planChunks(groups: { g: number; n: number }[], total: number): Chunk[] {
+function planChunks(groups: Group[], total: number): Chunk[] {
   const chunks: Chunk[] = []
   let planned = 0
   let current: Chunk | undefined
-  for (const { g, n } of groups) {
+  for (const group of groups) {
     if (planned >= total) break
-    current ??= { firstSession: g * GROUP_SESSIONS, sessions: 0, events: 0, cut: false }
-    current.sessions += GROUP_SESSIONS
-    const take = Math.min(n, total - planned)
+    current ??= { firstSession: group.g * GROUP_SESSIONS, sessions: 0, events: 0, cut: false }
+    current.sessions += group.sessions
+    const take = Math.min(group.events, total - planned)
     current.events += take
-    current.cut = take < n
+    current.cut = take < group.events
     planned += take
     if (current.events >= CHUNK_EVENTS || planned >= total) {
       chunks.push(current)
@@ -85,10 +92,11 @@ export async function seedProject(
   if (existing && existing.n > 0) throw new AlreadySeededError(req)
 
   // Every session has at least one event, so `events` sessions always suffice.
-  const groups = await runner.rows<{ g: number; n: number }>(
+  const groups = await runner.rows<Group>(
     {
       name: 'seed_plan',
-      sql: `SELECT intDiv(s, {group:UInt64}) AS g, sum(size) AS n FROM (${SESSIONS_SQL}) GROUP BY g ORDER BY g`,
+      sql: `SELECT intDiv(s, {group:UInt64}) AS g, count() AS sessions, sum(size) AS events
+            FROM (${SESSIONS_SQL}) GROUP BY g ORDER BY g`,
       params: { ...params, first: 0, count: req.events, group: GROUP_SESSIONS },
     },
     { timeoutS: 60 },
