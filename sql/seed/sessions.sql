@@ -87,7 +87,7 @@ WITH
 SELECT
   number AS s,
   sipHash64(seed, project, 'session', s) AS h,
-  -- 40 % of sessions are a single page view; the rest have 2 + a geometric-like tail, at most 40 events.
+  -- 40 % of sessions are a single event (a page view); the rest have 2 + a geometric-like tail, at most 40.
   if(cityHash64(h, 'length') % 1000 < 400, 1,
      2 + least(38, toUInt32(-log(1 - cityHash64(h, 'tail') % 1000000 / 1e6) * 3.5))) AS size,
   UUIDNumToString(sipHash128(seed, project, 'session', s)) AS session_id,
@@ -122,8 +122,8 @@ SELECT
   -- Page rank per page view, carried forward so that a custom event happens on the page before it.
   arrayFill(r -> r != 0,
     arrayMap(j -> if(kinds[j + 1] = 0, toUInt32(floor(pow(201, cityHash64(h, 'page', j) % 1000000 / 1e6))), 0), range(size))) AS pages,
-  -- Gaps between events: at least 1 s, typically tens of seconds, never 25 minutes or more, so a
-  -- session is never split by a 30-minute inactivity rule.
+  -- Gaps between events: at least 1 s, typically tens of seconds, at most 25 minutes, so a session
+  -- is never split by a 30-minute inactivity rule.
   arrayCumSum(arrayMap(j -> if(j = 0, 0, 1000 + least(1499000, toUInt64(-log(1 - cityHash64(h, 'gap', j) % 1000000 / 1e6) * 40000))),
                        range(size))) AS offsets,
   -- A session that would run past the end of the period starts earlier instead.
