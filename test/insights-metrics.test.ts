@@ -260,6 +260,9 @@ describe('metrics: previous=true', () => {
     const before = windowOf('2026-03-27T01:00:00+01:00', '2026-03-29T00:00:00+01:00', 'Europe/Stockholm')
     expect(res.body.metrics).toEqual(h.data.metricValues(S, w))
     expect(res.body.previous).toEqual(h.data.metricValues(S, before))
+    // t-prev-edge (00:30 CET on the 27th) is before that window; two calendar days back would take it in.
+    expect(h.data.startedIn(S, before).map((s) => s.id)).not.toContain('t-prev-edge')
+    expect(h.data.startedIn(S, windowOf('2026-03-27T00:00:00+01:00', '2026-03-29T00:00:00+01:00', 'Europe/Stockholm')).map((s) => s.id)).toContain('t-prev-edge')
   })
 
   it('with filters, both periods are filtered and the current one does not change', async () => {

@@ -178,6 +178,7 @@ describe('startDate and endDate', () => {
     ['several local days', S, { startDate: '2026-03-28', endDate: '2026-03-30' }, '2026-03-28T00:00:00+01:00/2026-03-31T00:00:00+02:00'],
     ['date-times with Z are instants', S, { startDate: '2026-03-29T00:30:00Z', endDate: '2026-03-29T01:00:00Z' }, '2026-03-29T01:30:00+01:00/2026-03-29T03:00:00.001+02:00'],
     ['date-times with offsets are instants', U, { startDate: '2026-04-10T02:00:00+02:00', endDate: '2026-04-11T05:30:00+05:30' }, '2026-04-10T00:00:00Z/2026-04-11T00:00:00.001Z'],
+    ['offsets without a colon, or hours only', U, { startDate: '2026-04-10T02:00:00+0200', endDate: '2026-04-10T03:00:00+02' }, '2026-04-10T00:00:00Z/2026-04-10T01:00:00.001Z'],
     ['date-times with milliseconds', U, { startDate: '2026-04-10T23:50:00.123Z', endDate: '2026-04-10T23:59:59.999Z' }, '2026-04-10T23:50:00.123Z/2026-04-11T00:00:00Z'],
     ['date-times without offset are local wall clock', S, { startDate: '2026-03-28T23:30:00', endDate: '2026-03-29T03:30' }, '2026-03-28T23:30:00+01:00/2026-03-29T03:30:00.001+02:00'],
     ['a space instead of T', S, { startDate: '2026-03-28 23:30:00', endDate: '2026-03-29 03:30:00' }, '2026-03-28T23:30:00+01:00/2026-03-29T03:30:00.001+02:00'],
@@ -362,7 +363,7 @@ describe('filters', () => {
     expect(res.body.metrics).toMatchObject({ total_sessions: 1, unique_visitors: 1, total_screen_views: 3, total_revenue: 1500 })
     const pages = await h.get(U, 'pages', q([{ name: 'profile_id', operator: 'is', value: ['user-42'] }]))
     // Only the view after identifying carries user-42.
-    expect(pages.body).toEqual([expect.objectContaining({ path: '/welcome', sessions: 1, visitors: 1, pageviews: 1, avg_duration: 60 })])
+    expect(pages.body).toEqual([expect.objectContaining({ path: '/welcome', sessions: 1, visitors: 1, pageviews: 1, avg_duration: 20 })])
     expect(h.data.sessions.get(`${U}\u0000s-identify`)?.profile_id).toBe('dev-ident')
   })
 
