@@ -104,7 +104,22 @@ export interface RangeInput {
   endDate?: string
 }
 
-export function resolveRange(input: RangeInput, timezone: string, now: Date, defaultRange: RangeName): TimeRange {
+/**
+ * Intl (and so validation and luxon) accepts IANA names in any case, ClickHouse only in their own:
+ * `europe/stockholm` or `utc` would pass validation and then fail the query. A name that differs
+ * from Intl's spelling only by case takes that spelling.
+ */
+export function timezoneSpelling(timezone: string): string {
+  try {
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone
+    return resolved.toLowerCase() === timezone.toLowerCase() ? resolved : timezone
+  } catch {
+    return timezone
+  }
+}
+
+export function resolveRange(input: RangeInput, zone: string, now: Date, defaultRange: RangeName): TimeRange {
+  const timezone = timezoneSpelling(zone)
   const local = DateTime.fromJSDate(now, { zone: timezone })
   const named = namedRange(input.range ?? defaultRange, local)
   const issues: { path: string; message: string }[] = []
