@@ -299,6 +299,16 @@ describe('metrics: timezone override', () => {
     expect(res.body.series).toHaveLength(24)
   })
 
+  it('a timezone name in another case is read as the IANA name (not a 500 from the engine)', async () => {
+    const w = windowOf('2026-03-28T00:00:00+01:00', '2026-03-31T00:00:00+02:00', 'Europe/Stockholm')
+    for (const timezone of ['europe/stockholm', 'EUROPE/STOCKHOLM']) {
+      const res = await expectMetrics(U, { startDate: '2026-03-28', endDate: '2026-03-30', timezone }, w, 'day')
+      expect(res.headers.get('x-quarry-timezone')).toBe('Europe/Stockholm')
+    }
+    const utc = await expectMetrics(S, { startDate: '2026-03-29', endDate: '2026-03-29', timezone: 'utc' }, windowOf('2026-03-29T00:00:00Z', '2026-03-30T00:00:00Z', 'UTC'), 'hour')
+    expect(utc.headers.get('x-quarry-timezone')).toBe('UTC')
+  })
+
   it('an invalid timezone is a 400 naming timezone', async () => {
     for (const tz of ['Mars/Olympus', 'not a zone', '']) {
       const res = await h.get(U, 'metrics', { timezone: tz })
