@@ -107,12 +107,14 @@ export interface RangeInput {
 /**
  * Intl (and so validation and luxon) accepts IANA names in any case, ClickHouse only in their own:
  * `europe/stockholm` or `utc` would pass validation and then fail the query. A name that differs
- * from Intl's spelling only by case takes that spelling.
+ * from Intl's spelling only by case takes that spelling; so does an alias written all in lower case
+ * (`asia/kolkata`, `gmt`; every IANA name has a capital), which becomes the zone it links to.
  */
 export function timezoneSpelling(timezone: string): string {
   try {
     const resolved = new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone
-    return resolved.toLowerCase() === timezone.toLowerCase() ? resolved : timezone
+    const miscased = resolved.toLowerCase() === timezone.toLowerCase() || timezone === timezone.toLowerCase()
+    return miscased ? resolved : timezone
   } catch {
     return timezone
   }
