@@ -307,6 +307,21 @@ describe('metrics: timezone override', () => {
     }
     const utc = await expectMetrics(S, { startDate: '2026-03-29', endDate: '2026-03-29', timezone: 'utc' }, windowOf('2026-03-29T00:00:00Z', '2026-03-30T00:00:00Z', 'UTC'), 'hour')
     expect(utc.headers.get('x-quarry-timezone')).toBe('UTC')
+    // Aliases written in lower case: the zone they link to; well-spelt aliases are kept as given.
+    for (const [timezone, zone, offset] of [
+      ['asia/kolkata', 'Asia/Calcutta', '+05:30'],
+      ['us/pacific', 'America/Los_Angeles', '-07:00'],
+      ['etc/utc', 'UTC', 'Z'],
+      ['Asia/Kolkata', 'Asia/Kolkata', '+05:30'],
+      ['US/Pacific', 'US/Pacific', '-07:00'],
+    ] as const) {
+      const res = await h.get(U, 'metrics', { startDate: '2026-04-10', endDate: '2026-04-10', timezone })
+      expect(res.status, timezone).toBe(200)
+      expect(res.headers.get('x-quarry-timezone')).toBe(zone)
+      expect(res.body.series[0].date).toBe(`2026-04-10T00:00:00${offset}`)
+      const w = windowOf(`2026-04-10T00:00:00${offset}`, `2026-04-11T00:00:00${offset}`, zone)
+      expect(res.body).toEqual(h.data.metrics(U, w, 'hour'))
+    }
   })
 
   it('an invalid timezone is a 400 naming timezone', async () => {
