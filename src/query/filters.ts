@@ -154,7 +154,7 @@ function predicate(op: Operand, f: Filter, params: SqlParams, path: string, issu
         issues.push({ path, message: `${f.operator} compares numbers; every value must be a number` })
         return undefined
       }
-      const left = op.kind === 'number' || op.kind === 'float32' ? op.expr : `toFloat64OrNull(${op.expr})`
+      const left = op.kind === 'number' || op.kind === 'float32' ? op.expr : `toFloat64OrNull(${text})`
       return orEach((p) => `${left} ${sign} ${p}`, 'Float64', f.value.map(Number))
     }
   }
