@@ -466,6 +466,15 @@ describe('filters', () => {
     await expect400(U, 'metrics', { filters: [{ name: 'country', operator: 'gte', value: [''] }] }, 'filters.0.value')
   })
 
+  it('a numeric comparison on the UUID column compares its text (never a 500)', async () => {
+    const filters: Filter[] = [{ name: 'id', operator: 'gt', value: ['1'] }]
+    for (const route of ['metrics', 'pages', 'country']) {
+      const res = await h.get(U, route, { range: '30d', filters })
+      expect(res.status, `${route}: ${JSON.stringify(res.body)}`).toBe(200)
+    }
+    expect((await h.get(U, 'metrics', { range: '30d', filters })).body).toEqual(h.data.metrics(U, W, 'day', filters))
+  })
+
   it('an invalid regular expression is a 400, not a 500', async () => {
     const res = await h.get(U, 'metrics', { filters: [{ name: 'path', operator: 'regex', value: ['('] }] })
     expect(res.status).toBe(400)
