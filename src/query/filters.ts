@@ -106,10 +106,11 @@ function predicate(op: Operand, f: Filter, params: SqlParams, path: string, issu
       return op.kind === 'string' ? `${op.expr} = ''` : NULLABLE_COLUMNS.has(op.expr) ? `${op.expr} IS NULL` : '0'
     case 'isNotNull':
       return op.kind === 'string' ? `${op.expr} != ''` : NULLABLE_COLUMNS.has(op.expr) ? `${op.expr} IS NOT NULL` : '1'
+    // Every string contains '', the empty one too (multiSearchAny finds nothing in an empty haystack).
     case 'contains':
-      return `multiSearchAny(${text}, ${params.add(strings, 'Array(String)')})`
+      return strings.includes('') ? '1' : `multiSearchAny(${text}, ${params.add(strings, 'Array(String)')})`
     case 'doesNotContain':
-      return `NOT multiSearchAny(${text}, ${params.add(strings, 'Array(String)')})`
+      return strings.includes('') ? '0' : `NOT multiSearchAny(${text}, ${params.add(strings, 'Array(String)')})`
     case 'startsWith':
       return orEach((p) => `startsWith(${text}, ${p})`, 'String', strings)
     case 'endsWith':
