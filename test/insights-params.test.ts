@@ -269,6 +269,7 @@ describe('filters', () => {
     ['isNotNull (values ignored)', [{ name: 'referrer_name', operator: 'isNotNull', value: ['whatever'] }]],
     ['contains', [{ name: 'city', operator: 'contains', value: ['ar'] }]],
     ['doesNotContain, several values AND', [{ name: 'city', operator: 'doesNotContain', value: ['Paris', 'Berlin'] }]],
+    ['contains the empty string: everything, empty values too', [{ name: 'country', operator: 'contains', value: ['', 'zz'] }]],
     ['startsWith (non-ASCII)', [{ name: 'region', operator: 'startsWith', value: ['Île', 'Tex'] }]],
     ['endsWith', [{ name: 'city', operator: 'endsWith', value: ['holm', 'ö'] }]],
     ['regex', [{ name: 'browser', operator: 'regex', value: ['^(Chrome|Safari)$'] }]],
@@ -340,7 +341,8 @@ describe('filters', () => {
       const { metrics } = await expectFiltered(filters, label)
       // Each case must actually select something, and (but for the no-op ones) not everything.
       expect(metrics.total_sessions + metrics.total_revenue, `${label} selects nothing`).toBeGreaterThan(0)
-      if (effective(filters).length > 0 && !['duration lt (every event)', 'path isNull'].includes(label)) {
+      const everything = ['duration lt (every event)', 'path isNull', 'contains the empty string: everything, empty values too']
+      if (effective(filters).length > 0 && !everything.includes(label)) {
         expect(metrics.total_sessions, `${label} selects everything`).toBeLessThan(all())
       }
     })
@@ -464,6 +466,15 @@ describe('filters', () => {
     await expect400(U, 'pages', { filters: [{ name: 'revenue', operator: 'lte', value: ['10', 'ten'] }] }, 'filters.0.value')
     await expect400(U, 'country', { filters: [{ name: 'revenue', operator: 'is', value: ['free'] }] }, 'filters.0.value')
     await expect400(U, 'metrics', { filters: [{ name: 'country', operator: 'gte', value: [''] }] }, 'filters.0.value')
+  })
+
+  it('doesNotContain the empty string: nothing', async () => {
+    const filters: Filter[] = [{ name: 'path', operator: 'doesNotContain', value: ['x', ''] }]
+    const res = await h.get(U, 'metrics', { range: '30d', filters })
+    expect(res.body).toEqual(h.data.metrics(U, W, 'day', filters))
+    expect(res.body.metrics.total_sessions).toBe(0)
+    const city = await h.get(U, 'city', q([{ name: 'city', operator: 'contains', value: [''] }]))
+    expect(city.body).toEqual(h.data.breakdown(U, 'city', W))
   })
 
   it('a numeric comparison on the UUID column compares its text (never a 500)', async () => {
