@@ -4,7 +4,7 @@
  */
 import { getContainerRuntimeClient } from 'testcontainers'
 
-export const CLICKHOUSE_IMAGE = 'clickhouse/clickhouse-server:25.8.3.66'
+export const CLICKHOUSE_IMAGE = 'clickhouse/clickhouse-server:26.3.33.24'
 
 export interface ServerInfo {
   url: string
