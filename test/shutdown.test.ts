@@ -9,7 +9,7 @@ import { finished, quarry, startQuarry, waitForStderr } from './helpers/cli.ts'
 // A real `quarry serve` process, stopped by a signal while an export streams to a client that
 // reads slowly.
 
-const EVENTS = 150_000
+const EVENTS = 80_000
 const dir = mkdtempSync(join(tmpdir(), 'quarry-shutdown-'))
 let credentials: Record<string, string>
 
@@ -80,12 +80,12 @@ describe('quarry serve on SIGTERM', () => {
 })
 
 describe('quarry serve on SIGINT', () => {
-  it('stops at once when idle and exits 0', async () => {
+  it('exits 0 within the grace period when idle', async () => {
     const { server, exited, base } = await startServer()
     expect((await fetch(`${base}/readyz`)).status).toBe(200)
     server.kill('SIGINT')
     const signalled = performance.now()
     expect((await exited).code).toBe(0)
-    expect(performance.now() - signalled).toBeLessThan(5_000)
+    expect(performance.now() - signalled).toBeLessThan(10_000)
   })
 })
