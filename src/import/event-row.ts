@@ -215,12 +215,18 @@ function properties(name: string, v: unknown): Record<string, string> {
  * events: a name-based (version 5 style) UUID of the project and the row's content.
  */
 function derivedId(projectId: string, row: EventRow): string {
-  const hash = createHash('sha1').update(projectId).update('\0').update(JSON.stringify(row)).digest()
+  const hash = createHash('sha1').update(`${projectId}\0${JSON.stringify(row)}`).digest()
   hash[6] = (hash[6]! & 0x0f) | 0x50
   hash[8] = (hash[8]! & 0x3f) | 0x80
   const hex = hash.subarray(0, 16).toString('hex')
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
+
+/** Each column with its names and the label its errors carry, worked out once. */
+const SPECS = IMPORT_COLUMNS.map(([column, kind], i) => {
+  const names = COLUMN_NAMES[i]![1]
+  return { column, kind, names, label: names.join('/') }
+})
 
 /** The value of a column: under its own name, else under OpenPanel's. */
 function lookup(record: Record<string, unknown>, names: readonly string[]): unknown {
@@ -236,9 +242,8 @@ export function toEventRow(record: Record<string, unknown>, ctx: RowContext): Ev
   const row: EventRow = {}
   let id: string | undefined
   let importedAt: string | null = null
-  for (const [[column, kind], [, names]] of IMPORT_COLUMNS.map((c, i) => [c, COLUMN_NAMES[i]!] as const)) {
+  for (const { column, kind, names, label } of SPECS) {
     const v = lookup(record, names)
-    const label = names.join('/')
     switch (kind) {
       case 'uuid':
         if (!absent(v) && v !== '') {

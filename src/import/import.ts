@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { resolve } from 'node:path'
+import { Readable } from 'node:stream'
 import type { Engine } from '../clickhouse/engine.ts'
 import { IMPORT_COLUMNS, RowError, toEventRow, type EventRow } from './event-row.ts'
 import { FileError, openSource, type ImportFormat } from './sources.ts'
@@ -70,14 +71,24 @@ export async function importFile(engine: Engine, file: string, opts: ImportOptio
   try {
     const source = await openSource(engine, path, opts.format, `quarry_import_${tag}_parquet`)
     let staged = 0
+    // One batch is sent while the next is read, so reading and inserting overlap.
+    let inFlight: Promise<void> = Promise.resolve()
     try {
-      let batch: EventRow[] = []
+      // Rows are serialized once, as they are checked; a batch is sent as those bytes.
+      let batch: string[] = []
       let batchBytes = 0
       let lastProgress = 0
+      const send = async (lines: string[]) => {
+        const result = await client.exec({ query: `INSERT INTO ${staging} FORMAT JSONEachRow`, values: Readable.from(lines) })
+        for await (const _ of result.stream) void _
+        staged += lines.length
+      }
       const flush = async () => {
+        await inFlight
         if (batch.length === 0) return
-        await client.insert({ table: staging, values: batch, format: 'JSONEachRow' })
-        staged += batch.length
+        inFlight = send(batch)
+        // A failed insert surfaces at the next flush; until then it must not be unhandled.
+        inFlight.catch(() => {})
         batch = []
         batchBytes = 0
       }
@@ -102,8 +113,9 @@ export async function importFile(engine: Engine, file: string, opts: ImportOptio
           }
           continue
         }
-        batch.push(row!)
-        batchBytes += 64 + JSON.stringify(row!.properties).length
+        const line = `${JSON.stringify(row)}\n`
+        batch.push(line)
+        batchBytes += line.length
         if (batch.length >= batchRows || batchBytes >= BATCH_BYTES) await flush()
         if (opts.onProgress && performance.now() - lastProgress > 100) {
           lastProgress = performance.now()
@@ -111,8 +123,10 @@ export async function importFile(engine: Engine, file: string, opts: ImportOptio
         }
       }
       if (!result.aborted) await flush()
+      await inFlight
       opts.onProgress?.({ fraction: result.aborted ? source.progress() : 1, rows: staged })
     } finally {
+      await inFlight.catch(() => {})
       await source.close()
     }
     if (result.aborted || staged === 0) return result
