@@ -4,7 +4,7 @@
  * operator and notation against the reference model, and the 400s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { NOW, PROJECTS, WEIRD } from './fixtures/insights-data.ts'
+import { eventId, NOW, PROJECTS, WEIRD } from './fixtures/insights-data.ts'
 import { openInsights, type Harness, type Query } from './fixtures/insights-harness.ts'
 import { effective, windowOf, type Filter, type Window } from './fixtures/insights-model.ts'
 
@@ -316,7 +316,7 @@ describe('filters', () => {
     ['created_at gte (a date-time column)', [{ name: 'created_at', operator: 'gte', value: ['2026-04-12T00:00:00.000Z'] }]],
     ['created_at lt, several values OR', [{ name: 'createdAt', operator: 'lt', value: ['2026-03-20T00:00:00Z', '2026-03-18T12:00:00Z'] }]],
     ['created_at is an exact instant', [{ name: 'created_at', operator: 'is', value: ['2026-04-12T00:00:00.000Z', '2026-04-11T23:59:59.999Z'] }]],
-    ['id is (a UUID column)', [{ name: 'id', operator: 'is', value: ['00000000-0000-4000-8000-000000000002'] }]],
+    ['id is (a UUID column)', [{ name: 'id', operator: 'is', value: [eventId(2)] }]],
     ['profile_id is the identified visitor (a later event)', [{ name: 'profile_id', operator: 'is', value: ['user-42'] }]],
     // Several filters AND, across kinds.
     ['session AND event attribute', [
