@@ -278,6 +278,39 @@ describe('metrics: previous=true', () => {
   })
 })
 
+describe('metrics: filters and revenue', () => {
+  // s-midnight (SE, entered on /) began at 23:50 on the 10th and bought (4999) at 00:05 on the 11th.
+  const purchase = { startDate: '2026-04-11T00:05:00.623Z', endDate: '2026-04-11T00:05:00.623Z' }
+  const w = windowOf('2026-04-11T00:05:00.623Z', '2026-04-11T00:05:00.624Z', 'UTC')
+
+  it('a purchase counts in the window of its own time, even when its session began before', async () => {
+    const res = await expectMetrics(U, purchase, w, 'hour')
+    expect(res.body.metrics).toMatchObject({ total_sessions: 0, total_revenue: 4999 })
+  })
+
+  const cases: [string, Filter[], number][] = [
+    ['its session matches by a session attribute', [{ name: 'country', operator: 'is', value: ['SE'] }], 4999],
+    ['its session does not match', [{ name: 'country', operator: 'isNot', value: ['SE'] }], 0],
+    ['its session matches by an event before the window', [{ name: 'path', operator: 'is', value: ['/'] }], 4999],
+    ['its session has no matching event', [{ name: 'path', operator: 'is', value: ['/nowhere'] }], 0],
+    ['the purchase itself matches', [{ name: 'name', operator: 'is', value: ['revenue'] }], 4999],
+  ]
+  for (const [label, filters, revenue] of cases) {
+    it(`with filters: ${label}`, async () => {
+      const res = await expectMetrics(U, purchase, w, 'hour', filters)
+      expect(res.body.metrics.total_revenue).toBe(revenue)
+    })
+  }
+
+  it('a session-less purchase counts without filters only', async () => {
+    const at = { startDate: '2026-04-12T10:30:00Z', endDate: '2026-04-12T10:30:00Z' }
+    const w2 = windowOf('2026-04-12T10:30:00Z', '2026-04-12T10:30:00.001Z', 'UTC')
+    expect((await expectMetrics(U, at, w2, 'hour')).body.metrics.total_revenue).toBe(1000)
+    const filtered = await expectMetrics(U, at, w2, 'hour', [{ name: 'country', operator: 'isNull', value: [] }])
+    expect(filtered.body.metrics.total_revenue).toBe(0)
+  })
+})
+
 describe('metrics: timezone override', () => {
   it('reads the UTC project in Stockholm time', async () => {
     const w = windowOf('2026-03-28T00:00:00+01:00', '2026-03-31T00:00:00+02:00', 'Europe/Stockholm')
