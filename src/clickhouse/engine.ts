@@ -70,6 +70,10 @@ export const KEEP_ALIVE_IDLE_MS = 2500
 const DISTRIBUTED_DDL_TIMEOUT_S = 180
 /** Slack between the server's own limit and the client giving up on a silent socket. */
 const REQUEST_TIMEOUT_MARGIN_S = 30
+/** How long a KILL QUERY may take to be acknowledged (it is asynchronous on the server). */
+const KILL_TIMEOUT_MS = 5000
+/** Our query ids are UUIDs; anything else is never spliced into a KILL statement. */
+const QUERY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /**
  * The HTTP client's options. request_timeout is how long a socket may stay silent; it must outlast
@@ -123,7 +127,12 @@ export function httpEngine(client: ClickHouseClient, database: string): Engine {
       for await (const chunk of result.stream) yield chunk as Uint8Array
     },
     async kill(queryId) {
-      await client.command({ query: 'KILL QUERY WHERE query_id = {id:String} ASYNC', query_params: { id: queryId } })
+      // Bounded: a server that does not answer the query will not answer this either.
+      await client.command({
+        query: 'KILL QUERY WHERE query_id = {id:String} ASYNC',
+        query_params: { id: queryId },
+        abort_signal: AbortSignal.timeout(KILL_TIMEOUT_MS),
+      })
     },
     close: () => client.close(),
   }
@@ -187,8 +196,18 @@ async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> {
         session.close()
       }
     },
-    // Native chDB queries cannot be killed from outside; max_execution_time bounds them instead.
-    async kill() {},
+    // chDB has no query ids of ours, but every read carries its id as log_comment (see finalSql), and
+    // KILL QUERY from another session stops it; the shared connection runs one query at a time and
+    // is busy with the very query to stop. Without a kill, max_execution_time would bound it.
+    async kill(queryId) {
+      if (!QUERY_ID.test(queryId)) return
+      const session = new Session(dir)
+      try {
+        await session.queryAsync(`KILL QUERY WHERE Settings['log_comment'] = '${queryId}' ASYNC FORMAT Null`, { timeout: KILL_TIMEOUT_MS })
+      } finally {
+        session.close()
+      }
+    },
     close: () => client.close(),
   }
 }

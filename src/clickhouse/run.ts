@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Engine } from './engine.ts'
-import { classifyEngineError } from './errors.ts'
+import { classifyEngineError, EngineUnavailableError } from './errors.ts'
 import type { QueryGate } from './gate.ts'
 
 /** What one request's queries cost, summed; reported in Server-Timing and X-Quarry-Stats. */
@@ -42,31 +42,63 @@ export interface QueryRunner {
 /**
  * The exact text sent for a read. Settings go into the statement itself: under chDB,
  * client-level settings become SETs that would stick to the shared session.
+ * `queryId` travels as `log_comment`, which is how a running query is found to be killed where the
+ * engine does not take our query ids (chDB); explain=sql shows the statement without it.
  */
-export function finalSql(stmt: Statement, opts: RunOptions, format: string): string {
+export function finalSql(stmt: Statement, opts: RunOptions, format: string, queryId?: string): string {
   const settings: Record<string, string | number> = {
     max_execution_time: opts.timeoutS,
     output_format_json_quote_64bit_integers: 0,
     ...stmt.settings,
   }
+  if (queryId !== undefined) settings.log_comment = queryId
   if (opts.readonly !== false) settings.readonly = 2
   const list = Object.entries(settings).map(([k, v]) => `${k} = ${typeof v === 'number' ? v : `'${v}'`}`)
   return `${stmt.sql.trimEnd().replace(/;$/, '')}\nSETTINGS ${list.join(', ')}\nFORMAT ${format}`
 }
 
+/**
+ * How long a read may wait for an HTTP server's answer: its max_execution_time plus some slack for
+ * the server to say so itself. Past it, a server that accepted the query but stays silent counts as
+ * unavailable, however long the client's socket timeout (which must outlast exports and DDL) is.
+ */
+export function readDeadlineMs(timeoutS: number): number {
+  return Math.ceil(timeoutS * 1000 + Math.min(5000, Math.max(1000, timeoutS * 500)))
+}
+
+/** Aborts when any of the signals does; `done` detaches it from them. */
+function linkedSignal(signals: (AbortSignal | undefined)[]): { signal: AbortSignal; done(): void } {
+  const controller = new AbortController()
+  const present = signals.filter((s): s is AbortSignal => s !== undefined)
+  const onAbort = () => controller.abort()
+  for (const s of present) {
+    if (s.aborted) controller.abort()
+    else s.addEventListener('abort', onAbort, { once: true })
+  }
+  return { signal: controller.signal, done: () => present.forEach((s) => s.removeEventListener('abort', onAbort)) }
+}
+
+/** The caller went away before its turn at the gate: nothing is sent. */
+const cancelledBeforeStart = () => new Error('the request was cancelled before its query started')
+
 export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logger): QueryRunner {
   return {
     async rows<T>(stmt: Statement, opts: RunOptions): Promise<T[]> {
       const queryId = randomUUID()
-      const sql = finalSql(stmt, opts, 'JSONEachRow')
+      const sql = finalSql(stmt, opts, 'JSONEachRow', queryId)
       return gate.run(async () => {
+        if (opts.signal?.aborted) throw cancelledBeforeStart()
         const started = performance.now()
+        // Over HTTP a silent server must not hold the request (and its gate slot) for the client's
+        // socket timeout; chDB runs in-process, where max_execution_time alone bounds the query.
+        const deadline = engine.mode === 'http' ? AbortSignal.timeout(readDeadlineMs(opts.timeoutS)) : undefined
+        const linked = linkedSignal([opts.signal, deadline])
         try {
           const result = await engine.client.exec({
             query: sql,
             query_params: stmt.params,
             query_id: queryId,
-            abort_signal: opts.signal,
+            abort_signal: linked.signal,
           })
           let text = ''
           for await (const chunk of result.stream) text += chunk
@@ -85,16 +117,27 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
             .filter((line) => line.length > 0)
             .map((line) => JSON.parse(line) as T)
         } catch (err) {
-          const classified = classifyEngineError(err)
+          if (opts.signal?.aborted) {
+            // The client disconnected: stop the engine's work too (a server does not notice a closed
+            // connection until it writes; chDB's call only stops waiting). The slot is held until then.
+            await engine.kill(queryId).catch(() => {})
+            logger.debug({ query: stmt.name, queryId, ms: Math.round(performance.now() - started) }, 'query cancelled')
+            throw classifyEngineError(err)
+          }
+          const classified = deadline?.aborted
+            ? new EngineUnavailableError(`no answer within ${readDeadlineMs(opts.timeoutS)} ms`)
+            : classifyEngineError(err)
           logger.warn({ query: stmt.name, queryId, err: classified.message }, 'query failed')
           throw classified
+        } finally {
+          linked.done()
         }
       })
     },
 
     stream(stmt: Statement, format: string, opts: RunOptions): AsyncIterable<Uint8Array> {
       const queryId = randomUUID()
-      const sql = finalSql(stmt, opts, format)
+      const sql = finalSql(stmt, opts, format, queryId)
       return (async function* () {
         // The slot is held for the whole stream, so a long export counts against the gate.
         let release: () => void = () => {}
@@ -109,6 +152,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
         const started = performance.now()
         let bytes = 0
         try {
+          if (opts.signal?.aborted) throw cancelledBeforeStart()
           for await (const chunk of engine.streamRaw({ sql, params: stmt.params, queryId, signal: opts.signal })) {
             bytes += chunk.byteLength
             yield chunk
