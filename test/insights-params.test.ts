@@ -294,6 +294,7 @@ describe('filters', () => {
     ['name is revenue', [{ name: 'name', operator: 'is', value: ['revenue'] }]],
     ['name isNot, AND', [{ name: 'name', operator: 'isNot', value: ['screen_view', 'click'] }]],
     ['camelCase column alias', [{ name: 'deviceId', operator: 'is', value: ['dev-weird', 'dev-look'] }]],
+    ['camelCase alias of a session attribute is the session attribute', [{ name: 'referrerName', operator: 'is', value: ['Twitter'] }]],
     ['properties: % and _ in key and value', [{ name: `properties.${WEIRD.percentKey}`, operator: 'is', value: [WEIRD.percentValue] }]],
     ['properties: contains % literally', [{ name: `properties.${WEIRD.percentKey}`, operator: 'contains', value: ['%'] }]],
     ['properties: quotes in key and value', [{ name: `properties.${WEIRD.quoteKey}`, operator: 'is', value: [WEIRD.quoteValue] }]],

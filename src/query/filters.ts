@@ -77,11 +77,13 @@ function resolve(name: string, scope: FilterScope, params: SqlParams): Operand |
   if (name.startsWith('properties.') && name.length > 'properties.'.length) {
     return { expr: `properties[${params.add(name.slice('properties.'.length), 'String')}]`, kind: 'string', level: 'event' }
   }
-  if (scope !== 'events' && SESSION_FILTER_COLUMNS.has(name)) return { expr: name, kind: 'string', level: 'session' }
+  const column = findEventColumn(name)
+  // OpenPanel's camelCase aliases (referrerName) mean exactly what their column names mean.
+  const canonical = column?.column ?? name
+  if (scope !== 'events' && SESSION_FILTER_COLUMNS.has(canonical)) return { expr: canonical, kind: 'string', level: 'session' }
   if ((UTM_FIELDS as readonly string[]).includes(name)) {
     return { expr: `properties[${params.add(utmPropertyKey(name), 'String')}]`, kind: 'string', level: 'event' }
   }
-  const column = findEventColumn(name)
   if (!column) return undefined
   const kind = FLOAT32_COLUMNS.has(column.column) ? 'float32' : column.kind
   return { expr: column.column, kind, level: 'event' }
