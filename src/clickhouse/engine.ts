@@ -62,7 +62,7 @@ export async function openEngine(config: EngineConfig): Promise<Engine> {
 
 /**
  * Idle keep-alive sockets are dropped after this long, below the server's keep_alive_timeout
- * (3 s before ClickHouse 24.x, 10 s since; docker/ sets 10 s), so a reused socket is never one the
+ * (3 s in old ClickHouse releases, 10 s and now 30 s by default; docker/ sets 10 s), so a reused socket is never one the
  * server has just closed.
  */
 export const KEEP_ALIVE_IDLE_MS = 2500
