@@ -142,7 +142,7 @@ function keepAliveTimeout(compose: Compose, server: Service): number {
     const value = child(parseXml(readFileSync(m.host, 'utf8')), 'keep_alive_timeout')?.text
     if (value) return Number(value)
   }
-  return 3 // the server's default before 24.x; the smallest it has been
+  return 3 // the smallest default the server has had
 }
 
 describe('Dockerfile', () => {

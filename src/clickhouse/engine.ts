@@ -62,8 +62,8 @@ export async function openEngine(config: EngineConfig): Promise<Engine> {
 
 /**
  * Idle keep-alive sockets are dropped after this long, below the server's keep_alive_timeout
- * (3 s in old ClickHouse releases, 10 s and now 30 s by default; docker/ sets 10 s), so a reused socket is never one the
- * server has just closed.
+ * (3 s in old ClickHouse releases, 10 s and now 30 s by default; docker/ sets 10 s), so a reused
+ * socket is never one the server has just closed.
  */
 export const KEEP_ALIVE_IDLE_MS = 2500
 /** How long an ON CLUSTER statement may wait for every node (the server's distributed_ddl_task_timeout default). */
