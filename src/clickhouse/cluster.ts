@@ -178,12 +178,18 @@ export function registerCluster(client: object, target: ClusterTarget): void {
 export const clusterOf = (client: object): ClusterTarget | undefined => targets.get(client)
 
 /**
- * Settings every query sends in cluster mode. `global`: a subquery over a Distributed table inside
- * a distributed query (`id IN (SELECT session_id FROM events …)`, the pages query's top-N CTEs) runs
- * once over the whole cluster and its result is shipped to the shards. `local` would be enough for
- * the session filters (a session's events share its shard) but would rank pages per shard.
- * Foreground inserts into Distributed tables return once the rows are on their shards, so a
- * repeated import sees what the previous one wrote.
+ * Settings every query sends in cluster mode.
+ *
+ * `distributed_product_mode = 'global'`: a subquery over a Distributed table inside a distributed
+ * query runs once over the whole cluster and its result is shipped to the shards. `local` (each
+ * shard answers the subquery from its own rows) would be right for the session filters
+ * (`id IN (SELECT session_id FROM events …)`: a session's events share its shard) but wrong for
+ * subqueries that are not about one session: /pages ranks its top pages in a CTE and then measures
+ * only those (each shard would rank its own), and the export's profileId filter collects the
+ * profile's devices (whose events lie on many shards).
+ *
+ * `distributed_foreground_insert = 1`: an insert into a Distributed table returns once the rows
+ * are on their shards, so a repeated import sees what the previous one wrote.
  */
 export const CLUSTER_QUERY_SETTINGS = {
   distributed_product_mode: 'global',
