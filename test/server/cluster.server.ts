@@ -29,6 +29,8 @@ describeServer('a 2 x 2 cluster from docker/cluster/compose.yml', () => {
   let rt: Runtime
   let dir: string
   let get: (project: string, route: string, query?: Record<string, string>) => Promise<{ status: number; body: any }>
+  let app: ReturnType<typeof testApp>
+  let headers: Record<string, string>
   const database = `quarry_cluster_${randomBytes(4).toString('hex')}`
   const data = new Dataset(buildEvents())
 
@@ -52,12 +54,11 @@ describeServer('a 2 x 2 cluster from docker/cluster/compose.yml', () => {
     const root = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root' })
     // Through the Distributed table, in foreground: each row is on its shard when the insert returns.
     await rt.engine.client.insert({ table: 'events', values: buildEvents(), format: 'JSONEachRow' })
-    const app = testApp(rt, { now: () => NOW })
+    app = testApp(rt, { now: () => NOW })
+    headers = { 'openpanel-client-id': root.id, 'openpanel-client-secret': root.secret }
     get = async (project, route, query = {}) => {
       const qs = new URLSearchParams(query).toString()
-      const res = await app.request(`http://quarry.test/insights/${project}/${route}${qs ? `?${qs}` : ''}`, {
-        headers: { 'openpanel-client-id': root.id, 'openpanel-client-secret': root.secret },
-      })
+      const res = await app.request(`http://quarry.test/insights/${project}/${route}${qs ? `?${qs}` : ''}`, { headers })
       return { status: res.status, body: await res.json() }
     }
     dir = mkdtempSync(join(tmpdir(), 'quarry-cluster-'))
@@ -153,6 +154,29 @@ describeServer('a 2 x 2 cluster from docker/cluster/compose.yml', () => {
     const filters = [{ name: 'path', operator: 'startsWith' as const, value: ['/blog'] }]
     const filtered = await get(U, 'country', { range: '30d', limit: '1000', filters: JSON.stringify(filters) })
     expect(filtered.body).toEqual(data.breakdown(U, 'country', w30, filters))
+  })
+
+  it("exports a profile's events and its devices' anonymous ones, which lie on several shards", async () => {
+    const events = buildEvents().filter((e) => e.project_id === U)
+    const devicesOf = (profile: string) => new Set(events.filter((e) => e.profile_id === profile).map((e) => e.device_id))
+    // An identified visitor whose devices also browsed anonymously.
+    const profile = events
+      .filter((e) => e.profile_id !== e.device_id && e.profile_id !== '')
+      .map((e) => e.profile_id)
+      .find((p) => events.some((e) => e.profile_id === e.device_id && devicesOf(p).has(e.device_id)))!
+    expect(profile).toBeDefined()
+    const devices = devicesOf(profile)
+    const expected = events
+      .filter((e) => e.profile_id === profile || (e.profile_id === e.device_id && devices.has(e.device_id)))
+      .map((e) => e.id)
+      .sort()
+    const res = await app.request(
+      `http://quarry.test/export/events?projectId=${U}&profileId=${encodeURIComponent(profile)}&format=ndjson&start=2024-01-01&end=2026-12-31`,
+      { headers },
+    )
+    expect(res.status).toBe(200)
+    const ids = (await res.text()).trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id).sort()
+    expect(ids).toEqual(expected)
   })
 
   it('imports into the cluster once', async () => {
