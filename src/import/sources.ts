@@ -32,14 +32,17 @@ export interface Source {
 /** A file that cannot be read as its format at all (no header, unreadable Parquet): nothing is imported from it. */
 export class FileError extends Error {}
 
-function byteStream(path: string): { stream: Readable; progress: () => number } {
+function byteStream(path: string): { stream: Readable; progress: () => number; destroy: () => void } {
   const size = statSync(path).size
   const raw = createReadStream(path)
-  let read = 0
-  raw.on('data', (chunk) => (read += chunk.length))
   const stream = path.toLowerCase().endsWith('.gz') ? raw.pipe(createGunzip()) : raw
-  raw.on('error', (err) => stream.destroy(err))
-  return { stream, progress: () => (size === 0 ? 1 : read / size) }
+  if (stream !== raw) raw.on('error', (err) => stream.destroy(err))
+  // Bytes of the file read so far (compressed ones for .gz), without a listener that would make it flow.
+  const destroy = () => {
+    stream.destroy()
+    raw.destroy()
+  }
+  return { stream, progress: () => (size === 0 ? 1 : raw.bytesRead / size), destroy }
 }
 
 async function* decode(stream: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
@@ -76,7 +79,7 @@ async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<string
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 export function ndjsonSource(path: string): Source {
-  const { stream, progress } = byteStream(path)
+  const { stream, progress, destroy } = byteStream(path)
   async function* items(): AsyncGenerator<SourceItem> {
     let line = 0
     try {
@@ -93,14 +96,14 @@ export function ndjsonSource(path: string): Source {
         yield isObject(value) ? { line, record: value } : { line, error: 'expected a JSON object' }
       }
     } finally {
-      stream.destroy()
+      destroy()
     }
   }
-  return { items: items(), progress, close: async () => void stream.destroy() }
+  return { items: items(), progress, close: async () => destroy() }
 }
 
 export function csvSource(path: string): Source {
-  const { stream, progress } = byteStream(path)
+  const { stream, progress, destroy } = byteStream(path)
   async function* items(): AsyncGenerator<SourceItem> {
     let header: string[] | undefined
     try {
@@ -125,10 +128,10 @@ export function csvSource(path: string): Source {
       }
       if (!header) throw new FileError('the file is empty: a CSV file starts with a header row')
     } finally {
-      stream.destroy()
+      destroy()
     }
   }
-  return { items: items(), progress, close: async () => void stream.destroy() }
+  return { items: items(), progress, close: async () => destroy() }
 }
 
 function checkHeader(header: string[]): void {
