@@ -7,6 +7,7 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
   'headers.authorization',
   'headers["openpanel-client-secret"]',
+  'headers.cookie',
   'secret',
 ]
 

@@ -35,7 +35,11 @@ export function listen(app: QuarryApp, host: string, port: number): Promise<Runn
     })
     server.once('error', reject)
     const http = server as import('node:http').Server
+    // Time to receive a request's head, and the whole request: Quarry's requests are GETs without a
+    // body, so both are short. Neither bounds the response (Node stops checking once the request is
+    // in), so an hour-long export streams on; an hour here would only let a client that trickles a
+    // body hold its connection that long.
     http.headersTimeout = 10_000
-    http.requestTimeout = 60 * 60 * 1000
+    http.requestTimeout = 30_000
   })
 }

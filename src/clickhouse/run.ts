@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Engine } from './engine.ts'
-import { classifyEngineError, EngineUnavailableError } from './errors.ts'
+import { classifyEngineError, EngineQueryError, EngineUnavailableError } from './errors.ts'
 import type { QueryGate } from './gate.ts'
 
 /** What one request's queries cost, summed; reported in Server-Timing and X-Quarry-Stats. */
@@ -78,6 +78,22 @@ function linkedSignal(signals: (AbortSignal | undefined)[]): { signal: AbortSign
   return { signal: controller.signal, done: () => present.forEach((s) => s.removeEventListener('abort', onAbort)) }
 }
 
+const LEADING_COMMENTS = /^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/
+
+/**
+ * `readonly = 2` in a statement's SETTINGS clause does not cover everything: ClickHouse lets
+ * `INSERT INTO FUNCTION file(…)/url(…)/s3(…) … SELECT … SETTINGS readonly = 2` write (the clause
+ * belongs to the SELECT), and chDB, running locally, honours `INTO OUTFILE`. So a read is also
+ * refused before it is sent unless it is a query (SELECT, WITH … SELECT, or a parenthesised one)
+ * and writes no file. Thrown as READONLY (164), as ClickHouse refuses the other writes.
+ */
+export function assertReadStatement(sql: string): void {
+  const body = sql.replace(LEADING_COMMENTS, '')
+  if (!/^(?:SELECT|WITH)\b|^\(/i.test(body) || /\bINTO\s+OUTFILE\b/i.test(body)) {
+    throw new EngineQueryError('refused before sending: a read-only statement must be a query that writes nothing', '164')
+  }
+}
+
 /** The caller went away before its turn at the gate: nothing is sent. */
 const cancelledBeforeStart = () => new Error('the request was cancelled before its query started')
 
@@ -86,6 +102,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
     async rows<T>(stmt: Statement, opts: RunOptions): Promise<T[]> {
       const queryId = randomUUID()
       const sql = finalSql(stmt, opts, 'JSONEachRow', queryId)
+      if (opts.readonly !== false) assertReadStatement(stmt.sql)
       return gate.run(async () => {
         if (opts.signal?.aborted) throw cancelledBeforeStart()
         const started = performance.now()
@@ -139,6 +156,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
       const queryId = randomUUID()
       const sql = finalSql(stmt, opts, format, queryId)
       return (async function* () {
+        if (opts.readonly !== false) assertReadStatement(stmt.sql)
         // The slot is held for the whole stream, so a long export counts against the gate.
         let release: () => void = () => {}
         await new Promise<void>((acquired, refused) => {
