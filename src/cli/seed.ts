@@ -1,5 +1,6 @@
 import { createProject, findProject, PROJECT_ID } from '../projects.ts'
 import type { Runtime } from '../runtime.ts'
+import { PartiallySeededError, PRESETS, seedPreset, type PresetName, type PresetRequest } from '../seed/presets.ts'
 import { AlreadySeededError, seedProject } from '../seed/seed.ts'
 import { CommandError, parse, positiveInteger, UsageError } from './usage.ts'
 
@@ -11,18 +12,37 @@ export interface SeedRequest {
   end: Date
 }
 
+const SEED_OPTIONS = {
+  project: { type: 'string' },
+  events: { type: 'string' },
+  days: { type: 'string' },
+  seed: { type: 'string' },
+  end: { type: 'string' },
+  preset: { type: 'string' },
+} as const
+
 export function parseSeedArgs(args: string[], now: Date = new Date()): SeedRequest {
-  const { values } = parse(args, {
-    project: { type: 'string' },
-    events: { type: 'string' },
-    days: { type: 'string' },
-    seed: { type: 'string' },
-    end: { type: 'string' },
-  })
-  if (!values.project) throw new UsageError('seed needs --project')
-  if (!PROJECT_ID.test(values.project)) throw new UsageError(`invalid project id "${values.project}"`)
+  const parsed = parseSeedCommand(args, now)
+  if ('preset' in parsed) throw new UsageError('--preset seeds many projects; it takes no --project')
+  return parsed
+}
+
+/** `seed --project …` (one project) or `seed --preset 10m|100m` (the benchmark's 100 projects). */
+export function parseSeedCommand(args: string[], now: Date = new Date()): SeedRequest | PresetRequest {
+  const { values } = parse(args, SEED_OPTIONS)
   const end = values.end === undefined ? now : new Date(values.end)
   if (Number.isNaN(end.getTime())) throw new UsageError(`--end must be an ISO 8601 date-time, got "${values.end}"`)
+  if (values.preset !== undefined) {
+    if (!Object.hasOwn(PRESETS, values.preset)) {
+      throw new UsageError(`--preset must be one of ${Object.keys(PRESETS).join(', ')}, got "${values.preset}"`)
+    }
+    for (const option of ['project', 'events', 'days'] as const) {
+      if (values[option] !== undefined) throw new UsageError(`--preset fixes the projects, their sizes and days; drop --${option}`)
+    }
+    return { preset: values.preset as PresetName, seed: positiveInteger('seed', values.seed, 1), end }
+  }
+  if (!values.project) throw new UsageError('seed needs --project')
+  if (!PROJECT_ID.test(values.project)) throw new UsageError(`invalid project id "${values.project}"`)
   return {
     projectId: values.project,
     events: positiveInteger('events', values.events, 100_000),
@@ -34,9 +54,7 @@ export function parseSeedArgs(args: string[], now: Date = new Date()): SeedReque
 
 /** Creates the project when missing, then generates its traffic inside ClickHouse. */
 export async function seedWithProject(rt: Runtime, req: SeedRequest, showProgress: boolean): Promise<number> {
-  if (!(await findProject(rt.runner, req.projectId))) {
-    await createProject(rt.runner, { id: req.projectId, name: req.projectId, timezone: 'UTC', organizationId: 'default' })
-  }
+  await ensureProject(rt, req.projectId)
   const progress = showProgress
     ? (done: number, total: number) => process.stderr.write(`\rseeding ${req.projectId}: ${Math.round((done / total) * 100)}%`)
     : undefined
@@ -47,10 +65,32 @@ export async function seedWithProject(rt: Runtime, req: SeedRequest, showProgres
   return events
 }
 
+async function ensureProject(rt: Runtime, id: string): Promise<void> {
+  if (!(await findProject(rt.runner, id))) {
+    await createProject(rt.runner, { id, name: id, timezone: 'UTC', organizationId: 'default' })
+  }
+}
+
+/** Seeds a preset's 100 projects; prints one JSON line like the single-project seed. */
+async function seedPresetCommand(rt: Runtime, req: PresetRequest): Promise<void> {
+  const started = performance.now()
+  const showProgress = process.stderr.isTTY === true
+  const result = await seedPreset(rt.runner, req, (id) => ensureProject(rt, id), showProgress
+    ? (done, total, project) => process.stderr.write(`\rseeding preset ${req.preset}: ${Math.round((done / total) * 100)}% (${project})`)
+    : undefined,
+  ).catch((err: unknown) => {
+    throw err instanceof PartiallySeededError ? new CommandError(err.message) : err
+  })
+  if (showProgress) process.stderr.write('\n')
+  const seconds = (performance.now() - started) / 1000
+  process.stdout.write(`${JSON.stringify({ preset: req.preset, ...result, seconds: Math.round(seconds * 100) / 100 })}\n`)
+}
+
 export async function seedCommand(args: string[], open: () => Promise<Runtime>): Promise<void> {
-  const req = parseSeedArgs(args)
+  const req = parseSeedCommand(args)
   const rt = await open()
   try {
+    if ('preset' in req) return await seedPresetCommand(rt, req)
     const started = performance.now()
     const events = await seedWithProject(rt, req, process.stderr.isTTY === true)
     const seconds = (performance.now() - started) / 1000

@@ -7,6 +7,8 @@ Commands:
   migrate                                 apply the schema in sql/schema
   seed --project ID [--events N] [--days D] [--seed S] [--end ISO]
                                           generate deterministic synthetic traffic
+  seed --preset 10m|100m [--seed S] [--end ISO]
+                                          benchmark data: 100 projects of skewed sizes, 90 days
   projects create <id> [--name N] [--timezone IANA] [--organization ORG]
   projects list
   clients create --type read|write|root [--project ID] [--organization ORG] [--name N]
