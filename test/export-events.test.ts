@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { gunzipSync } from 'node:zlib'
 import { DateTime } from 'luxon'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClientRow } from '../src/auth/clients.ts'
@@ -727,6 +728,26 @@ describe('streaming formats', () => {
     expect(await empty.text()).toBe(`${DEFAULT_KEYS.map((k) => `"${k}"`).join(',')}\n`)
     const none = await get('/export/events?format=ndjson&event=nothing')
     expect(await none.text()).toBe('')
+  })
+
+  it('gzip when the client accepts it, byte for byte the same export; never the middleware’s deflate', async () => {
+    const q = '/export/events?format=csv&includes=properties,profile'
+    const plain = Buffer.from(await (await get(q)).arrayBuffer())
+    for (const accept of ['gzip', 'gzip, deflate, br', 'deflate;q=1, gzip;q=0.5', '*']) {
+      const res = await app.request(q, { headers: { ...headers, 'accept-encoding': accept } })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('Content-Encoding'), accept).toBe('gzip')
+      expect(res.headers.get('Vary')).toMatch(/Accept-Encoding/)
+      expect(gunzipSync(Buffer.from(await res.arrayBuffer())).equals(plain)).toBe(true)
+    }
+    for (const accept of ['identity', 'deflate', 'gzip;q=0', 'br, *;q=0']) {
+      const res = await app.request(q, { headers: { ...headers, 'accept-encoding': accept } })
+      expect(res.headers.get('Content-Encoding'), accept).toBeNull()
+      expect(Buffer.from(await res.arrayBuffer()).equals(plain)).toBe(true)
+    }
+    const ndjson = await app.request('/export/events?format=ndjson', { headers: { ...headers, 'accept-encoding': 'gzip' } })
+    const lines = gunzipSync(Buffer.from(await ndjson.arrayBuffer())).toString().trimEnd().split('\n')
+    expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(select().map((r) => r.id))
   })
 
   it('refuses limit, page and cursor with a streaming format', async () => {

@@ -274,10 +274,17 @@ export function exportEventsStatement(req: ExportEventsRequest): Statement {
 
   const settings: Record<string, string | number> = {
     output_format_json_escape_forward_slashes: 0,
+    // Reading in key order, ClickHouse by default buffers chunks of every part before merging
+    // them: measured on 10M rows that is most of an export's memory (+130 MB against +25 MB),
+    // for no gain in speed.
+    read_in_order_use_buffering: 0,
     // The events side streams through the joins in its order: the (small) lookup sides are the
     // hash tables, never swapped in, and one pipeline keeps the rows in the order read.
     ...(joins.length > 0 ? { join_algorithm: 'hash', query_plan_join_swap_table: 'false', max_threads: 1 } : {}),
     ...(req.shape === 'csv' ? { format_csv_null_representation: '' } : {}),
+    // A stream's chunks are formatted blocks: 8192 rows keep each one a few MB even with
+    // properties, which bounds what sits between ClickHouse and the socket.
+    ...(req.page ? {} : { max_block_size: 8192 }),
   }
   return {
     name: req.page ? 'export_events_page' : 'export_events_stream',

@@ -1,6 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { DateTime } from 'luxon'
+import { createGzip } from 'node:zlib'
 import type { Logger } from 'pino'
 import type { AppEnv } from '../app-env.ts'
 import { ApiError, invalidParameters } from '../http/errors.ts'
@@ -173,6 +174,55 @@ const STREAM_TYPES = {
   csv: { contentType: 'text/csv; charset=utf-8', clickhouse: 'CSV' },
 } as const
 
+/** Whether the client takes gzip (q > 0, by name or through *). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false
+  let gzip: number | undefined
+  let any: number | undefined
+  for (const part of header.split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';')
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2))
+    if (name.trim() === 'gzip' || name.trim() === 'x-gzip') gzip = q
+    else if (name.trim() === '*') any = q
+  }
+  const q = gzip ?? any ?? 0
+  return Number.isFinite(q) && q > 0
+}
+
+/**
+ * Gzip (level 1: four times smaller CSV at the speed of the export itself) one chunk at a time:
+ * the next chunk is asked for only once the previous one is compressed and handed on, so memory
+ * stays one chunk deep, as without compression.
+ */
+export async function* gzipped(source: AsyncGenerator<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const zip = createGzip({ level: 1 })
+  const out: Buffer[] = []
+  let failure: Error | undefined
+  zip.on('data', (d: Buffer) => out.push(d))
+  zip.on('error', (err) => (failure = err))
+  const drained = () => {
+    if (failure) throw failure
+    return out.length > 0 ? Buffer.concat(out.splice(0)) : undefined
+  }
+  try {
+    for await (const chunk of source) {
+      await new Promise<void>((resolve, reject) => zip.write(chunk, (err) => (err ? reject(err) : resolve())))
+      const compressed = drained()
+      if (compressed) yield compressed
+    }
+    await new Promise<void>((resolve, reject) => {
+      zip.once('end', resolve)
+      zip.once('error', reject)
+      zip.end()
+    })
+    const rest = drained()
+    if (rest) yield rest
+  } finally {
+    zip.destroy()
+  }
+}
+
 export function exportEventsRoutes(deps: ExportEventsDeps) {
   const app = new OpenAPIHono<AppEnv>()
 
@@ -294,11 +344,25 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
       detach()
       throw err
     }
+    let bytes = 0
     // chDB formats each streamed block on its own, so a *WithNames format would repeat its
     // header in every chunk: the CSV header is written here, once, ClickHouse-style.
     const header = format === 'csv' ? new TextEncoder().encode(`${outputKeys(req.fields).map((k) => `"${k}"`).join(',')}\n`) : undefined
-    const queue: IteratorResult<Uint8Array>[] = header ? [{ done: false, value: header }, first] : [first]
-    let bytes = 0
+    async function* raw() {
+      try {
+        if (header) yield header
+        for (let next = first; !next.done; next = await chunks.next()) {
+          bytes += next.value.byteLength
+          yield next.value
+        }
+      } finally {
+        await chunks.return?.()
+      }
+    }
+    // explain=sql replaces the body with JSON but keeps the headers: no Content-Encoding then.
+    const gzip = c.req.query('explain') === undefined && acceptsGzip(c.req.header('accept-encoding'))
+    const source = gzip ? gzipped(raw()) : raw()
+
     let settled = false
     const started = performance.now()
     const requestId = c.get('requestId')
@@ -307,7 +371,7 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
       settled = true
       detach()
       deps.logger[outcome === 'failed' ? 'warn' : 'info'](
-        { requestId, format, outcome, bytes, ms: Math.round(performance.now() - started), ...(err ? { err: String(err) } : {}) },
+        { requestId, format, gzip, outcome, bytes, ms: Math.round(performance.now() - started), ...(err ? { err: String(err) } : {}) },
         'export stream',
       )
     }
@@ -316,14 +380,13 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
       {
         async pull(controller) {
           try {
-            const next = queue.shift() ?? (await chunks.next())
+            const next = await source.next()
             if (next.done) {
               controller.close()
               finish('complete')
-              return
+            } else {
+              controller.enqueue(next.value)
             }
-            bytes += next.value.byteLength
-            controller.enqueue(next.value)
           } catch (err) {
             // After a disconnect the engine reports the abort as an error: that is a cancel.
             finish(abort.signal.aborted ? 'cancelled' : 'failed', err)
@@ -334,7 +397,7 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
         async cancel() {
           abort.abort(new Error('the client went away'))
           try {
-            await chunks.return?.()
+            await source.return(undefined)
           } catch {
             // The stream is over either way.
           }
@@ -350,8 +413,12 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
     return c.body(body, 200, {
       'Content-Type': type.contentType,
       'Content-Disposition': `attachment; filename="${filename}"`,
-      'Cache-Control': 'no-store',
+      // no-transform: the app's compression middleware must leave the stream alone (its
+      // CompressionStream queues thousands of chunks ahead); it is compressed here when accepted.
+      'Cache-Control': 'no-store, no-transform',
+      Vary: 'Accept-Encoding',
       'X-Content-Type-Options': 'nosniff',
+      ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
     })
   }
 
