@@ -4,8 +4,10 @@ INSERT INTO events (id, name, device_id, profile_id, project_id, session_id, cre
   referrer, referrer_name, referrer_type, duration, revenue, properties, country, city, region, longitude,
   latitude, os, os_version, browser, browser_version, device, brand, model, sdk_name, sdk_version, imported_at)
 -- Writing the parts and running the sessions view take most of the time, and each insert pipeline
--- does both on one thread: two pipelines use two cores.
-SETTINGS max_insert_threads = 2
+-- does both on one thread. Two pipelines (the view's included) use two cores once an insert of
+-- CHUNK_EVENTS (src/seed/seed.ts) is squashed into two blocks of about half that; sessions come
+-- from the source in blocks of 8192 and are never split between blocks.
+SETTINGS max_insert_threads = 2, parallel_view_processing = 1, min_insert_block_size_rows = 250000, max_block_size = 8192
 WITH
   -- (origin, path, title), most visited first; ranks past the end are the long tail of product pages.
   [('https://quarry.example', '/', 'Quarry Outdoor — gear for the trail'),

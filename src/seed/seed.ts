@@ -13,11 +13,11 @@ const EVENT_META_SQL = read('event_meta.sql')
 /** Sessions per planning group: the plan knows each group's event count, so inserts are whole groups. */
 const GROUP_SESSIONS = 1024
 /**
- * Events per insert: a few inserts for 1M events, so progress moves and memory stays modest, while
- * the per-insert cost (new parts, background merges) stays small. Well under ClickHouse's insert
- * block size, so each insert reaches the sessions view as whole sessions.
+ * Events per insert. Each insert becomes two blocks of half this size (sql/seed/events.sql), one
+ * per core, each reaching the sessions view with whole sessions. Fewer, larger parts leave less for
+ * background merges to compete with; smaller inserts would only make the progress finer.
  */
-const CHUNK_EVENTS = 250_000
+const CHUNK_EVENTS = 500_000
 /** Size of the device pool relative to the events: about two sessions per device, so visitors return. */
 const EVENTS_PER_DEVICE = 7
 
