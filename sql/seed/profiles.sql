@@ -1,7 +1,8 @@
 -- A profile for every signed-in user the seeded events mention, first and last seen from those
 -- events. Names and properties derive from the profile id, so they are the same on every run.
 -- The INSERT maps columns by position; the aliases differ from the column names of events so that
--- they do not shadow them.
+-- they do not shadow them: an alias named project_id would turn the WHERE below into
+-- {project} = {project} and give every project the profiles of every other one.
 INSERT INTO profiles (id, project_id, is_external, first_name, last_name, email, avatar, properties, created_at, last_seen_at)
 WITH
   ['Alice', 'Bjorn', 'Chen', 'Dana', 'Elif', 'Farah', 'Gustav', 'Hana', 'Ivan', 'Julia', 'Kofi', 'Lena',
@@ -14,7 +15,7 @@ WITH
   last_names[intDiv(ph, 7) % length(last_names) + 1] AS last
 SELECT
   profile_id AS id,
-  {project:String} AS project_id,
+  {project:String} AS for_project,
   true AS is_external,
   first AS first_name,
   last AS last_name,
