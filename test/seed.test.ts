@@ -310,14 +310,28 @@ describe('seedProject', () => {
     expect(progress.length).toBeGreaterThanOrEqual(3)
     expect(progress.at(-1)).toEqual([total, total])
     for (let i = 1; i < progress.length; i++) expect(progress[i]![0]).toBeGreaterThan(progress[i - 1]![0])
-    const [counts] = await rt.runner.rows<{ events: number; distinct_sessions: number; sessions: number; session_events: number }>(
+    interface Counts {
+      events: number
+      distinct_sessions: number
+      sessions: number
+      session_events: number
+      identified: number
+      profiles: number
+      other_identified: number
+      other_profiles: number
+    }
+    const [counts] = await rt.runner.rows<Counts>(
       {
         name: 'big_counts',
         sql: `SELECT
                 (SELECT count() FROM events WHERE project_id = 'big') AS events,
                 (SELECT uniqExact(session_id) FROM events WHERE project_id = 'big') AS distinct_sessions,
                 (SELECT count() FROM sessions FINAL WHERE project_id = 'big') AS sessions,
-                (SELECT sum(event_count) FROM sessions FINAL WHERE project_id = 'big') AS session_events`,
+                (SELECT sum(event_count) FROM sessions FINAL WHERE project_id = 'big') AS session_events,
+                (SELECT uniqExact(profile_id) FROM events WHERE project_id = 'big' AND profile_id != device_id) AS identified,
+                (SELECT count() FROM profiles FINAL WHERE project_id = 'big') AS profiles,
+                (SELECT uniqExact(profile_id) FROM events WHERE project_id = 'p' AND profile_id != device_id) AS other_identified,
+                (SELECT count() FROM profiles FINAL WHERE project_id = 'p') AS other_profiles`,
         params: {},
       },
       { timeoutS: 60 },
@@ -325,6 +339,9 @@ describe('seedProject', () => {
     expect(counts!.events).toBe(total)
     expect(counts!.sessions).toBe(counts!.distinct_sessions)
     expect(counts!.session_events).toBe(total)
+    // A second seeded project gets its own profiles and leaves the first one's alone.
+    expect(counts!.profiles).toBe(counts!.identified)
+    expect(counts!.other_profiles).toBe(counts!.other_identified)
   })
 
   it.each([1, 2, 3, 7, 1025])('inserts exactly %i events when asked for so few', async (total) => {
