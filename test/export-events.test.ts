@@ -750,6 +750,19 @@ describe('streaming formats', () => {
     expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(select().map((r) => r.id))
   })
 
+  it('explain=sql on a gzip-accepting stream answers JSON whose encoding header tells the truth', async () => {
+    const root = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: ORG, name: 'export-root' })
+    const res = await app.request(`/export/events?projectId=${PROJECT}&format=csv&explain=sql`, {
+      headers: { 'openpanel-client-id': root.id, 'openpanel-client-secret': root.secret, 'accept-encoding': 'gzip' },
+    })
+    expect(res.status).toBe(200)
+    const raw = Buffer.from(await res.arrayBuffer())
+    const text = res.headers.get('Content-Encoding') === 'gzip' ? gunzipSync(raw).toString() : raw.toString()
+    const body = JSON.parse(text) as { sql: string[]; params: Record<string, unknown> }
+    expect(body.sql.some((sql) => sql.includes('FORMAT'))).toBe(true)
+    expect(Object.values(body.params)).toContain(PROJECT)
+  })
+
   it('refuses limit, page and cursor with a streaming format', async () => {
     for (const q of ['limit=10', 'page=2', 'cursor=abc']) {
       const body = await error(`/export/events?format=csv&${q}`)

@@ -52,6 +52,8 @@ export const explainable = (runner: QueryRunner) =>
     headers.set('Content-Type', 'application/json; charset=UTF-8')
     headers.delete('Content-Disposition')
     headers.delete('Content-Length')
+    // The replaced body may have been encoded by its route (streamed exports gzip themselves).
+    headers.delete('Content-Encoding')
     const body = { sql: statements.map((s) => s.sql), params: Object.assign({}, ...statements.map((s) => s.params)) }
     c.res = undefined
     c.res = new Response(JSON.stringify(body), { status: 200, headers })

@@ -359,8 +359,7 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
         await chunks.return?.()
       }
     }
-    // explain=sql replaces the body with JSON but keeps the headers: no Content-Encoding then.
-    const gzip = c.req.query('explain') === undefined && acceptsGzip(c.req.header('accept-encoding'))
+    const gzip = acceptsGzip(c.req.header('accept-encoding'))
     const source = gzip ? gzipped(raw()) : raw()
 
     let settled = false
