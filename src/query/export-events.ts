@@ -4,7 +4,7 @@ import { invalidParameters, type ErrorDetail } from '../http/errors.ts'
 import { compileFilters, type Filter } from './filters.ts'
 import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
-import { clickhouseInstant } from './time-range.ts'
+import { clickhouseInstant, parseBoundary } from './time-range.ts'
 
 const INSTANT = "DateTime64(3, 'UTC')"
 
@@ -152,31 +152,6 @@ export interface ExportWindow {
 }
 
 export const DEFAULT_WINDOW_DAYS = 30
-
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/
-const HAS_OFFSET = /(Z|[+-]\d{2}(:?\d{2})?)$/i
-
-/**
- * `start`/`end` as the insights dates read them: YYYY-MM-DD is a whole day in the project's
- * timezone (`end` includes its day); a date-time with Z or an offset is that instant; one without
- * is the project's wall-clock time; an `end` date-time is inclusive to the millisecond.
- */
-function parseBoundary(raw: string, which: 'start' | 'end', timezone: string): DateTime | undefined {
-  const text = raw.trim()
-  if (DATE_ONLY.test(text)) {
-    const day = DateTime.fromISO(text, { zone: timezone })
-    if (!day.isValid) return undefined
-    return which === 'start' ? day : day.plus({ days: 1 })
-  }
-  if (!DATE_TIME.test(text)) return undefined
-  const normalized = text.replace(' ', 'T')
-  const parsed = HAS_OFFSET.test(normalized)
-    ? DateTime.fromISO(normalized, { setZone: true }).setZone(timezone)
-    : DateTime.fromISO(normalized, { zone: timezone })
-  if (!parsed.isValid) return undefined
-  return which === 'start' ? parsed : parsed.plus({ milliseconds: 1 })
-}
 
 /**
  * The window of an export. Without `end` it ends now; without `start` it begins 30 calendar days

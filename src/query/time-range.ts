@@ -83,7 +83,7 @@ const HAS_OFFSET = /(Z|[+-]\d{2}(:?\d{2})?)$/i
  * one without is project-local wall-clock time. `end` dates include their whole day and
  * `end` date-times are inclusive to the millisecond.
  */
-function parseBoundary(raw: string, which: 'start' | 'end', timezone: string): DateTime | undefined {
+export function parseBoundary(raw: string, which: 'start' | 'end', timezone: string): DateTime | undefined {
   const text = raw.trim()
   if (DATE_ONLY.test(text)) {
     const day = DateTime.fromISO(text, { zone: timezone })
