@@ -11,6 +11,7 @@ import { explainable } from './http/explain.ts'
 import { allowedMethods, queryStringLimit } from './http/limits.ts'
 import { ApiError, errorBody, invalidParameters, toApiError } from './http/errors.ts'
 import { requestId } from './http/request-id.ts'
+import type { ResponseCache } from './http/response-cache.ts'
 import { exportChartsRoutes } from './routes/export-charts.ts'
 import { exportEventsRoutes } from './routes/export-events.ts'
 import { insightsRoutes } from './routes/insights.ts'
@@ -29,6 +30,8 @@ export interface AppDeps {
   version?: string
   /** Test seams of authentication and rate limiting. */
   auth?: AuthHooks
+  /** Cache, coalescing and ETags of the aggregate routes (src/http/response-cache.ts); off when absent. */
+  responseCache?: ResponseCache | false
 }
 
 /** Builds the whole HTTP application without listening, so tests drive it with app.request(). */
@@ -69,6 +72,11 @@ export function buildApp(deps: AppDeps) {
   app.use('/export/*', auth.authenticate, auth.rateLimit, auth.projectFrom('query'))
   app.use('/insights/*', explainable(deps.runner))
   app.use('/export/*', explainable(deps.runner))
+  // After authentication and project access, so only a caller allowed to read a project gets its cached body.
+  if (deps.responseCache) {
+    app.use('/insights/*', deps.responseCache.middleware('7d'))
+    app.use('/export/charts', deps.responseCache.middleware('30d'))
+  }
 
   app.route('/', systemRoutes(deps.runner))
 

@@ -1,0 +1,284 @@
+/**
+ * The response cache changes nothing but speed: every aggregate route answers the same, header for
+ * header, with and without it (first request, cached repeat, concurrent coalesced requests), and
+ * it never serves what it should not (errors, other windows, data older than an insert).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createClientRow } from '../src/auth/clients.ts'
+import type { QueryRunner } from '../src/clickhouse/run.ts'
+import { createResponseCache, eventsWatermark, LruCache, type ResponseCacheOptions } from '../src/http/response-cache.ts'
+import { createProject } from '../src/projects.ts'
+import { DIMENSIONS } from '../src/query/dimensions.ts'
+import { buildEvents, NOW, PROJECTS } from './fixtures/insights-data.ts'
+import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
+
+const U = PROJECTS.utc.id
+const S = PROJECTS.sthlm.id
+let rt: TestRuntime
+let headers: Record<string, string>
+const clock = { now: NOW }
+
+/** A runner that counts the insights reads it passes on, and fails the next `fail` of them. */
+function counting(runner: QueryRunner) {
+  const counter = { reads: 0, fail: 0 }
+  const wrapped: QueryRunner = {
+    rows: async (stmt, opts) => {
+      const insights = stmt.name.startsWith('insights_')
+      if (insights) counter.reads++
+      if (counter.fail > 0 && insights) {
+        counter.fail--
+        throw new Error('injected failure')
+      }
+      return runner.rows(stmt, opts)
+    },
+    stream: (stmt, format, opts) => runner.stream(stmt, format, opts),
+    command: (stmt) => runner.command(stmt),
+  }
+  return { runner: wrapped, counter }
+}
+
+function apps(options: Partial<ResponseCacheOptions> = {}) {
+  const plain = testApp(rt, { now: () => clock.now, responseCache: false })
+  const { runner, counter } = counting(rt.runner)
+  const cache = createResponseCache({ now: () => clock.now, watermark: eventsWatermark(rt.runner) }, options)
+  const cached = testApp(rt, { now: () => clock.now, runner, responseCache: cache })
+  return { plain, cached, cache, counter }
+}
+
+type App = ReturnType<typeof testApp>
+
+/** Everything a client sees, minus what belongs to one exchange or to the cache itself. */
+const PER_EXCHANGE = new Set(['x-request-id', 'server-timing', 'x-quarry-stats', 'x-quarry-cache', 'etag', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-limit'])
+async function call(app: App, url: string, extra: Record<string, string> = {}) {
+  const res = await app.request(url, { headers: { ...headers, ...extra } })
+  const body = await res.text()
+  const kept = [...res.headers].filter(([k]) => !PER_EXCHANGE.has(k)).sort()
+  return { status: res.status, body, headers: kept, cache: res.headers.get('x-quarry-cache'), etag: res.headers.get('etag') }
+}
+
+const WINDOWS: Record<string, string>[] = [
+  {},
+  { range: '30d' },
+  { range: '7d', timezone: 'America/New_York' },
+  { startDate: '2026-03-27', endDate: '2026-04-01' },
+  { range: 'lastMonth' },
+  { range: '30d', filters: JSON.stringify([{ name: 'country', operator: 'is', value: ['SE', 'US'] }]) },
+  { range: '30d', limit: '2' },
+]
+const qs = (q: Record<string, string>) => new URLSearchParams(q).toString()
+
+const URLS: string[] = []
+for (const project of [U, S]) {
+  for (const w of WINDOWS) {
+    for (const route of ['metrics', 'pages', ...DIMENSIONS.map((d) => d.name)]) {
+      const q: Record<string, string> = { ...w }
+      if (route === 'metrics') delete q.limit
+      URLS.push(`http://quarry.test/insights/${project}/${route}?${qs(q)}`)
+    }
+  }
+  URLS.push(`http://quarry.test/insights/${project}/metrics?range=30d&previous=true&interval=week`)
+  URLS.push(`http://quarry.test/export/charts?projectId=${project}&series=${encodeURIComponent(JSON.stringify([{ name: 'screen_view' }, { name: '*', segment: 'user' }]))}`)
+  URLS.push(`http://quarry.test/export/charts?projectId=${project}&range=7d&interval=hour&previous=true&breakdowns=${encodeURIComponent(JSON.stringify([{ name: 'country' }]))}&series=${encodeURIComponent(JSON.stringify([{ name: 'screen_view' }]))}`)
+}
+
+const UNIQUE_URLS = [...new Set(URLS)]
+
+beforeAll(async () => {
+  rt = await openTestRuntime({ QUARRY_RATE_LIMIT: '1000000', QUARRY_AUTH_FAILURE_LIMIT: '1000000' })
+  for (const p of Object.values(PROJECTS)) {
+    await createProject(rt.runner, { id: p.id, name: p.id, timezone: p.timezone, organizationId: p.organizationId })
+  }
+  const root = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root' })
+  headers = { 'openpanel-client-id': root.id, 'openpanel-client-secret': root.secret }
+  const events = buildEvents()
+  const blocks: (typeof events)[] = [[], []]
+  events.forEach((e, i) => blocks[i % 2]!.push(e))
+  for (const values of blocks) await rt.engine.client.insert({ table: 'events', values, format: 'JSONEachRow' })
+})
+afterAll(() => rt?.dispose())
+
+describe('with and without the cache', () => {
+  it(`answers ${UNIQUE_URLS.length} requests the same: first, repeated, and concurrently`, async () => {
+    const { plain, cached, cache } = apps()
+    for (const url of UNIQUE_URLS) {
+      const expected = await call(plain, url)
+      expect(expected.status, url).toBe(200)
+      const first = await call(cached, url)
+      const again = await call(cached, url)
+      expect(first.cache, url).toBe('miss')
+      expect(again.cache, url).toBe('hit')
+      for (const got of [first, again]) {
+        expect(got.status, url).toBe(200)
+        expect(got.body, url).toBe(expected.body)
+        expect(got.headers, url).toEqual(expected.headers)
+      }
+    }
+    // Concurrent identical requests on an empty cache: one runs, the others share its answer.
+    cache.clear()
+    for (const url of UNIQUE_URLS.filter((_, i) => i % 9 === 0)) {
+      const expected = await call(plain, url)
+      const together = await Promise.all(Array.from({ length: 4 }, () => call(cached, url)))
+      expect(together.map((r) => r.cache).sort(), url).toEqual(['coalesced', 'coalesced', 'coalesced', 'miss'])
+      for (const got of together) {
+        expect(got.body, url).toBe(expected.body)
+        expect(got.headers, url).toEqual(expected.headers)
+      }
+    }
+  }, 300_000)
+
+  it('follows cursors to the same pages', async () => {
+    const { plain, cached } = apps()
+    let url: string | undefined = `http://quarry.test/insights/${U}/referrer?range=30d&limit=1`
+    let pages = 0
+    while (url && pages < 4) {
+      const expected = await call(plain, url)
+      const got = await call(cached, url)
+      expect(got.body).toBe(expected.body)
+      expect(got.headers).toEqual(expected.headers)
+      url = expected.headers.find(([k]) => k === 'x-next-cursor') ? /<([^>]+)>/.exec(expected.headers.find(([k]) => k === 'link')![1])![1] : undefined
+      pages++
+    }
+    expect(pages).toBeGreaterThan(1)
+  })
+})
+
+describe('what it keeps', () => {
+  it('runs a cached request once, coalesced ones once', async () => {
+    const { cached, counter } = apps()
+    const url = `http://quarry.test/insights/${U}/country?range=30d`
+    await call(cached, url)
+    const reads = counter.reads
+    await call(cached, url)
+    await Promise.all([call(cached, `${url}&limit=3`), call(cached, `${url}&limit=3`), call(cached, `${url}&limit=3`)])
+    expect(counter.reads - reads).toBe(1)
+  })
+
+  it('keys by the normalized query: parameter order does not matter, values do', async () => {
+    const { cached } = apps()
+    expect((await call(cached, `http://quarry.test/insights/${U}/city?range=30d&limit=5`)).cache).toBe('miss')
+    expect((await call(cached, `http://quarry.test/insights/${U}/city?limit=5&range=30d`)).cache).toBe('hit')
+    expect((await call(cached, `http://quarry.test/insights/${U}/city?limit=6&range=30d`)).cache).toBe('miss')
+    expect((await call(cached, `http://quarry.test/insights/${S}/city?limit=6&range=30d`)).cache).toBe('miss')
+  })
+
+  it('never caches errors: parameter errors bypass, engine failures are retried', async () => {
+    const { cached, counter } = apps()
+    const bad = await call(cached, `http://quarry.test/insights/${U}/city?range=fortnight`)
+    expect(bad.status).toBe(400)
+    expect(bad.cache).toBe('bypass')
+    const url = `http://quarry.test/insights/${U}/os?range=30d`
+    counter.fail = 1
+    const failed = await call(cached, url)
+    expect(failed.status).toBe(500)
+    const retried = await call(cached, url)
+    expect(retried.status).toBe(200)
+    expect(retried.cache).toBe('miss')
+  })
+
+  it('shares no failure between coalesced requests: each waiter runs its own', async () => {
+    const { plain, cached, counter } = apps()
+    const url = `http://quarry.test/insights/${U}/brand?range=30d`
+    counter.fail = 1
+    const [a, b] = await Promise.all([call(cached, url), call(cached, url)])
+    expect([a.status, b.status].sort()).toEqual([200, 500])
+    expect((a.status === 200 ? a : b).body).toBe((await call(plain, url)).body)
+  })
+
+  it('never caches /live, whose window ends at the request\'s millisecond', async () => {
+    const { plain, cached } = apps()
+    const url = `http://quarry.test/insights/${U}/live`
+    for (let i = 0; i < 2; i++) {
+      const got = await call(cached, url)
+      expect(got.cache).toBe('bypass')
+      expect(got.etag).toBeNull()
+      expect(got.body).toBe((await call(plain, url)).body)
+    }
+  })
+
+  it('is off unless the app is given one', async () => {
+    const plain = testApp(rt, { now: () => clock.now })
+    const got = await call(plain, `http://quarry.test/insights/${U}/country?range=30d`)
+    expect(got.status).toBe(200)
+    expect(got.cache).toBeNull()
+    expect(got.etag).toBeNull()
+  })
+
+  it('does not cache explain=sql', async () => {
+    const { cached } = apps()
+    const url = `http://quarry.test/insights/${U}/device?range=30d&explain=sql`
+    const first = await call(cached, url)
+    expect(first.status).toBe(200)
+    expect(first.cache).toBe('bypass')
+    expect(JSON.parse(first.body).sql).toHaveLength(1)
+  })
+
+  it('resolves the window at request time: the same range=30d is another key the next day', async () => {
+    const { cached } = apps()
+    const url = `http://quarry.test/insights/${U}/referrer_type?range=30d`
+    expect((await call(cached, url)).cache).toBe('miss')
+    clock.now = new Date(NOW.getTime() + 86_400_000)
+    try {
+      expect((await call(cached, url)).cache).toBe('miss')
+    } finally {
+      clock.now = NOW
+    }
+    expect((await call(cached, url)).cache).toBe('hit')
+  })
+
+  it('expires entries whose window reaches now after nowTtlMs, closed windows later', async () => {
+    const { cached } = apps({ nowTtlMs: 50, closedTtlMs: 60_000 })
+    const open = `http://quarry.test/insights/${U}/utm_source?range=7d`
+    const closed = `http://quarry.test/insights/${U}/utm_source?startDate=2026-03-01&endDate=2026-03-31`
+    await call(cached, open)
+    await call(cached, closed)
+    await new Promise((r) => setTimeout(r, 80))
+    expect((await call(cached, open)).cache).toBe('miss')
+    expect((await call(cached, closed)).cache).toBe('hit')
+  })
+
+  it('bounds memory: least recently used entries leave first', () => {
+    const lru = new LruCache(1000, 3)
+    const entry = (key: string, size: number) => ({ key, status: 200, headers: [], body: new Uint8Array(size), bytes: size, expires: Infinity })
+    for (const k of ['a', 'b', 'c']) lru.set(entry(k, 100))
+    lru.get('a', 0)
+    lru.set(entry('d', 100))
+    expect(lru.get('b', 0)).toBeUndefined()
+    expect(lru.get('a', 0)).toBeDefined()
+    lru.set(entry('e', 900))
+    expect(lru.size).toBe(2)
+    expect(lru.get('a', 0)).toBeDefined()
+    expect(lru.bytes).toBeLessThanOrEqual(1000)
+    lru.set(entry('huge', 5000))
+    expect(lru.get('huge', 0)).toBeUndefined()
+  })
+})
+
+describe('ETag and the data watermark', () => {
+  it('answers If-None-Match with 304 until an insert changes the data, then with the new body', async () => {
+    const { plain, cached } = apps({ watermarkTtlMs: 0 })
+    const url = `http://quarry.test/insights/${U}/metrics?range=30d`
+    const first = await call(cached, url)
+    expect(first.etag).toMatch(/^W\/"[\w-]+"$/)
+    const revalidated = await cached.request(url, { headers: { ...headers, 'if-none-match': first.etag! } })
+    expect(revalidated.status).toBe(304)
+    expect(revalidated.headers.get('etag')).toBe(first.etag)
+    expect(await revalidated.text()).toBe('')
+    // Without the cache the ETag is the same and still revalidates (no body is kept).
+    const etagOnly = createResponseCache({ now: () => clock.now, watermark: eventsWatermark(rt.runner) }, { store: false })
+    const lean = testApp(rt, { now: () => clock.now, responseCache: etagOnly })
+    expect((await lean.request(url, { headers: { ...headers, 'if-none-match': first.etag! } })).status).toBe(304)
+
+    await rt.engine.client.insert({
+      table: 'events',
+      format: 'JSONEachRow',
+      values: [{ id: '00000000-0000-4000-8000-00000000beef', name: 'screen_view', device_id: 'late', profile_id: 'late', project_id: U, session_id: 'late-session', created_at: '2026-04-10 12:00:00.000', path: '/late', origin: 'https://late.example' }],
+    })
+    const after = await cached.request(url, { headers: { ...headers, 'if-none-match': first.etag! } })
+    expect(after.status).toBe(200)
+    expect(after.headers.get('x-quarry-cache')).toBe('miss')
+    expect(after.headers.get('etag')).not.toBe(first.etag)
+    const body = await after.text()
+    expect(body).toBe((await call(plain, url)).body)
+    expect(body).not.toBe(first.body)
+  })
+})
