@@ -1,0 +1,518 @@
+/**
+ * Quarry's benchmark: latency per endpoint over real HTTP against the bare engine time of the same
+ * SQL and the SQL OpenPanel would run (interleaved, so the ratios survive a loaded machine),
+ * throughput at concurrency 32 (warm cache, uncached, cold stampede) and export throughput.
+ * See benchmarks/README.md.
+ *
+ *   npm run bench        -- --preset 10m [--dir D] [--requests 200] [--budget-s 60] [--optimize]
+ *   npm run bench:quick  (30d only, fewer requests, shorter load phases, 1M-row export; < 10 min)
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, totalmem } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import pino from 'pino'
+import { buildApp } from '../src/app.ts'
+import { createClientRow } from '../src/auth/clients.ts'
+import { configSchema } from '../src/config.ts'
+import { createResponseCache, eventsWatermark } from '../src/http/response-cache.ts'
+import { createLogger } from '../src/log.ts'
+import { createProject, findProject } from '../src/projects.ts'
+import { DIMENSIONS, findDimension } from '../src/query/dimensions.ts'
+import { openRuntime, type Runtime } from '../src/runtime.ts'
+import { PRESETS, presetPlan, seedPlan, type PresetName } from '../src/seed/presets.ts'
+import { listen } from '../src/server.ts'
+import { agent, get } from './lib/http.mjs'
+import { buildPeer, peerBreakdown, peerMetrics, PEER_PREFIX, type PeerStatement } from './lib/peer.ts'
+import { writeReport } from './lib/report.ts'
+import { settle } from './lib/settle.ts'
+import { round, summarize, quantile, type Summary } from './lib/stats.ts'
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+const { values: args } = parseArgs({
+  options: {
+    preset: { type: 'string', default: '10m' },
+    dir: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    requests: { type: 'string' },
+    'min-requests': { type: 'string' },
+    'budget-s': { type: 'string' },
+    windows: { type: 'string' },
+    projects: { type: 'string', default: 'M,L' },
+    endpoints: { type: 'string' },
+    optimize: { type: 'boolean', default: false },
+    'settle-max-s': { type: 'string' },
+    concurrency: { type: 'string', default: '32' },
+    'load-s': { type: 'string' },
+    'export-rows': { type: 'string' },
+    'skip-latency': { type: 'boolean', default: false },
+    'skip-throughput': { type: 'boolean', default: false },
+    'skip-export': { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+})
+
+const quick = args.quick!
+const preset = args.preset as PresetName
+if (!Object.hasOwn(PRESETS, preset)) throw new Error(`--preset must be one of ${Object.keys(PRESETS).join(', ')}`)
+const num = (v: string | undefined, fallback: number) => (v === undefined ? fallback : Number(v))
+const REQUESTS = num(args.requests, quick ? 25 : 200)
+const MIN_REQUESTS = num(args['min-requests'], quick ? 5 : 20)
+const BUDGET_S = num(args['budget-s'], quick ? 5 : 60)
+const WINDOWS = (args.windows ?? (quick ? '30d' : '7d,30d,90d')).split(',') as WindowName[]
+const CONCURRENCY = num(args.concurrency, 32)
+const LOAD_S = num(args['load-s'], quick ? 5 : 20)
+const EXPORT_ROWS = num(args['export-rows'], quick ? 1_000_000 : 10_000_000)
+const SETTLE_MAX_S = num(args['settle-max-s'], quick ? 120 : 900)
+
+type WindowName = '7d' | '30d' | '90d'
+const WINDOW_DAYS: Record<WindowName, number> = { '7d': 7, '30d': 30, '90d': 89 }
+
+const load = () => loadavg().map((l) => round(l, 2))
+const log = (...parts: unknown[]) => console.log(`[${new Date().toISOString().slice(11, 19)} load ${load().join(' ')}]`, ...parts)
+
+// ---------------------------------------------------------------------------------------------
+// Data
+// ---------------------------------------------------------------------------------------------
+let dir = resolve(args.dir ?? process.env.QUARRY_BENCH_DIR ?? join(HERE, '.data', preset))
+let plan = presetPlan(PRESETS[preset])
+let dataNote = `preset ${preset}`
+if (quick && !args.dir && !existsSync(dir)) {
+  // No preset directory yet: quick mode seeds the same 100-project shape at 1M events.
+  dir = join(HERE, '.data', 'quick-1m')
+  plan = presetPlan(1_000_000)
+  dataNote = 'preset 10m shape at 1M events (no 10m data directory found)'
+}
+mkdirSync(dir, { recursive: true })
+
+const config = configSchema.parse({
+  QUARRY_DATA_DIR: dir,
+  QUARRY_DEMO: '0',
+  LOG_LEVEL: 'info',
+  QUARRY_RATE_LIMIT: '1000000000',
+  QUARRY_AUTH_FAILURE_LIMIT: '1000000000',
+  QUARRY_QUERY_TIMEOUT_S: '60',
+  QUARRY_MAX_QUEUED_QUERIES: '1024',
+})
+// Access logs are written (the production cost of logging is part of the overhead), to /dev/null.
+const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: false }))
+const startedAt = new Date()
+const loadAtStart = load()
+log(`data directory ${dir}`)
+const rt: Runtime = await openRuntime(config, logger)
+
+const scalar = async <T = number>(sql: string, params: Record<string, unknown> = {}): Promise<T> => {
+  const [row] = await rt.runner.rows<{ v: T }>({ name: 'bench_scalar', sql, params }, { timeoutS: 600 })
+  return row!.v
+}
+
+let seeded: { seconds: number; events: number } | undefined
+const total = plan.reduce((n, p) => n + p.events, 0)
+if (Number(await scalar('SELECT count() AS v FROM events')) < total) {
+  log(`seeding ${plan.length} projects, ${total.toLocaleString()} events (90 days)`)
+  const started = performance.now()
+  const end = new Date()
+  const r = await seedPlan(rt.runner, plan, { seed: 1, end }, async (id) => {
+    if (!(await findProject(rt.runner, id))) await createProject(rt.runner, { id, name: id, timezone: 'UTC', organizationId: 'default' })
+  })
+  seeded = { seconds: round((performance.now() - started) / 1000, 1), events: r.events }
+  log(`seeded in ${seeded.seconds} s`)
+}
+
+const peerBuild = await buildPeer(rt)
+log(`peer table: ${peerBuild.sessions.toLocaleString()} sessions${peerBuild.built ? ` built in ${peerBuild.seconds} s` : ' (kept)'}`)
+const settled = await settle(rt, { optimize: args.optimize!, maxWaitS: SETTLE_MAX_S, tables: ['events', 'sessions', 'bench_openpanel.sessions'] })
+log(`settle: ${JSON.stringify(settled)}`)
+
+const engineVersion = await scalar<string>('SELECT version() AS v')
+const sizes = await rt.runner.rows<{ id: string; events: number }>(
+  { name: 'bench_sizes', sql: 'SELECT project_id AS id, count() AS events FROM events GROUP BY id ORDER BY events DESC, id', params: {} },
+  { timeoutS: 600 },
+)
+const largest = sizes[0]!
+const median = sizes[Math.floor(sizes.length / 2)]!
+const projects = { L: largest, M: median }
+const dataEnd = await scalar<string>('SELECT toString(max(created_at)) AS v FROM events')
+const anchorDay = dataEnd.slice(0, 10)
+const day = (offset: number) => new Date(Date.parse(`${anchorDay}T00:00:00Z`) - offset * 86_400_000).toISOString().slice(0, 10)
+log(`engine ${engineVersion}; ${sizes.length} projects; L ${largest.id} (${largest.events}), M ${median.id} (${median.events}); data ends ${dataEnd}`)
+
+// ---------------------------------------------------------------------------------------------
+// Servers: one without the response cache (latency, uncached load), one with it.
+// ---------------------------------------------------------------------------------------------
+const root = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: 'bench-root' })
+const headers = { 'openpanel-client-id': root.id, 'openpanel-client-secret': root.secret }
+const appDeps = { config, runner: rt.runner, logger, signingKey: rt.signingKey }
+const cache = createResponseCache({ now: () => new Date(), watermark: eventsWatermark(rt.runner) })
+const plainServer = await listen(buildApp({ ...appDeps, responseCache: false }), '127.0.0.1', 0)
+const cachedServer = await listen(buildApp({ ...appDeps, responseCache: cache }), '127.0.0.1', 0)
+const PLAIN = `http://127.0.0.1:${plainServer.port}`
+const CACHED = `http://127.0.0.1:${cachedServer.port}`
+const keepAlive = agent(4)
+
+/** Window parameters anchored on the data's last day, so a run on a later date measures the same rows. */
+function windowQuery(w: WindowName, kind: 'insights' | 'export'): Record<string, string> {
+  return kind === 'export' ? { start: day(WINDOW_DAYS[w]), end: anchorDay } : { startDate: day(WINDOW_DAYS[w]), endDate: anchorDay }
+}
+const enc = (q: Record<string, string>) => new URLSearchParams(q).toString()
+const CHART_SERIES = JSON.stringify([{ name: 'screen_view' }])
+
+const AGGREGATE = ['metrics', 'pages', ...DIMENSIONS.map((d) => d.name)]
+const ENDPOINTS = args.endpoints?.split(',') ?? [...AGGREGATE, 'export_events', 'export_events_deep', 'export_charts']
+
+function pathFor(endpoint: string, project: string, w: WindowName): string {
+  switch (endpoint) {
+    case 'live':
+      return `/insights/${project}/live`
+    case 'export_events':
+    case 'export_events_deep':
+      return `/export/events?${enc({ projectId: project, ...windowQuery(w, 'export'), limit: '50' })}`
+    case 'export_charts':
+      return `/export/charts?${enc({ projectId: project, ...windowQuery(w, 'insights'), interval: 'day', series: CHART_SERIES })}`
+    default:
+      return `/insights/${project}/${endpoint}?${enc(windowQuery(w, 'insights'))}`
+  }
+}
+
+async function fetchJson(url: string): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+  const r = await get(url, headers, keepAlive)
+  return { status: r.status, body: r.status === 200 ? JSON.parse(r.body.toString()) : r.body.toString(), headers: r.headers }
+}
+
+/** A cursor deep in the window: pages of 1000 followed until half the rows (at most 100 pages). */
+async function deepCursorPath(path: string): Promise<{ path: string; depth: number }> {
+  const first = await fetchJson(`${PLAIN}${path.replace('limit=50', 'limit=1000')}`)
+  if (first.status !== 200) throw new Error(`${path}: ${first.status} ${first.body}`)
+  const target = Math.min(Math.floor(first.body.meta.totalCount / 2), 100_000)
+  let cursor: string | null = first.body.meta.nextCursor
+  let depth = first.body.data.length
+  while (cursor && depth < target) {
+    const page = await fetchJson(`${PLAIN}${path.replace('limit=50', 'limit=1000')}&cursor=${encodeURIComponent(cursor)}`)
+    depth += page.body.data.length
+    cursor = page.body.meta.nextCursor
+  }
+  return { path: `${path}&cursor=${encodeURIComponent(cursor ?? '')}`, depth }
+}
+
+interface Explained {
+  sql: string[]
+  params: Record<string, unknown>
+}
+async function explain(path: string): Promise<Explained> {
+  const r = await fetchJson(`${PLAIN}${path}${path.includes('?') ? '&' : '?'}explain=sql`)
+  if (r.status !== 200) throw new Error(`explain ${path}: ${r.status} ${r.body}`)
+  return r.body as Explained
+}
+
+/** The same statements as the route, in process, straight on the engine's client (no gate, no HTTP). */
+async function runBare(statements: PeerStatement[]): Promise<number> {
+  const started = performance.now()
+  await Promise.all(
+    statements.map(async (s) => {
+      const result = await rt.engine.client.exec({ query: s.sql, query_params: s.params })
+      for await (const _ of result.stream) {
+        // drained
+      }
+    }),
+  )
+  return performance.now() - started
+}
+
+function peerFor(endpoint: string, project: string, ex: Explained): PeerStatement[] | undefined {
+  const w = { project, from: String(ex.params.from), to: String(ex.params.to) }
+  if (endpoint === 'metrics') return peerMetrics(w)
+  const dimension = findDimension(endpoint)
+  if (dimension && (dimension.filterable || PEER_PREFIX[dimension.name])) return peerBreakdown(dimension, w)
+  return undefined
+}
+
+export interface LatencyCell {
+  role: 'M' | 'L'
+  project: string
+  window: WindowName | '-'
+  endpoint: string
+  path: string
+  n: number
+  http: Summary
+  db: Summary
+  bare: Summary
+  peer?: Summary
+  overhead_p50_ms: number
+  overhead_ratio: number
+  paired_overhead_p50_ms: number
+  peer_over_bare?: number
+  peer_over_http?: number
+  load: number[]
+  note?: string
+}
+
+async function measureCell(role: 'M' | 'L', project: string, window: WindowName | '-', endpoint: string, path: string, note?: string): Promise<LatencyCell> {
+  const ex = await explain(path)
+  const bareStatements = ex.sql.map((sql) => ({ sql, params: ex.params }))
+  const peer = peerFor(endpoint, project, ex)
+  const http: number[] = []
+  const db: number[] = []
+  const bare: number[] = []
+  const peerMs: number[] = []
+  const paired: number[] = []
+  const started = performance.now()
+  for (let i = 0; ; i++) {
+    const elapsed = (performance.now() - started) / 1000
+    const done = i - 2
+    if (done >= REQUESTS || (done >= MIN_REQUESTS && elapsed > BUDGET_S)) break
+    // Interleaved, in a rotating order: each iteration sees the same machine for all three.
+    let h = 0
+    let b = 0
+    const steps: (() => Promise<void>)[] = [
+      async () => {
+        const r = await get(`${PLAIN}${path}`, headers, keepAlive)
+        if (r.status !== 200) throw new Error(`${path}: ${r.status} ${r.body.toString().slice(0, 300)}`)
+        h = r.ms
+        if (i >= 2) {
+          http.push(r.ms)
+          db.push(Number(/db;dur=([\d.]+)/.exec(String(r.headers['server-timing'] ?? ''))?.[1] ?? NaN))
+        }
+      },
+      async () => {
+        b = await runBare(bareStatements)
+        if (i >= 2) bare.push(b)
+      },
+    ]
+    if (peer) steps.push(async () => {
+      const p = await runBare(peer)
+      if (i >= 2) peerMs.push(p)
+    })
+    for (let k = 0; k < steps.length; k++) await steps[(i + k) % steps.length]!()
+    if (i >= 2) paired.push(h - b)
+  }
+  const cell: LatencyCell = {
+    role,
+    project,
+    window,
+    endpoint,
+    path,
+    n: http.length,
+    http: summarize(http),
+    db: summarize(db),
+    bare: summarize(bare),
+    ...(peer ? { peer: summarize(peerMs) } : {}),
+    overhead_p50_ms: 0,
+    overhead_ratio: 0,
+    paired_overhead_p50_ms: round(quantile(paired, 0.5), 2),
+    load: load(),
+    ...(note ? { note } : {}),
+  }
+  cell.overhead_p50_ms = round(cell.http.p50 - cell.bare.p50, 2)
+  cell.overhead_ratio = round(cell.http.p50 / cell.bare.p50, 2)
+  if (cell.peer) {
+    cell.peer_over_bare = round(cell.peer.p50 / cell.bare.p50, 2)
+    cell.peer_over_http = round(cell.peer.p50 / cell.http.p50, 2)
+  }
+  log(
+    `${role} ${window.padEnd(3)} ${endpoint.padEnd(18)} n=${String(cell.n).padStart(3)} http p50 ${cell.http.p50} p99 ${cell.http.p99} | bare p50 ${cell.bare.p50}` +
+      ` | overhead ${cell.paired_overhead_p50_ms} ms${cell.peer ? ` | peer p50 ${cell.peer.p50} (${cell.peer_over_bare}x bare)` : ''}`,
+  )
+  return cell
+}
+
+// ---------------------------------------------------------------------------------------------
+// Latency at concurrency 1
+// ---------------------------------------------------------------------------------------------
+const latency: LatencyCell[] = []
+const roles = args.projects!.split(',') as ('M' | 'L')[]
+if (!args['skip-latency']) {
+  for (const role of roles) {
+    const project = projects[role].id
+    if (!args.endpoints || ENDPOINTS.includes('live')) latency.push(await measureCell(role, project, '-', 'live', pathFor('live', project, '30d')))
+    for (const w of WINDOWS) {
+      for (const endpoint of ENDPOINTS.filter((e) => e !== 'live')) {
+        let path = pathFor(endpoint, project, w)
+        let note: string | undefined
+        if (endpoint === 'export_events_deep') {
+          const deep = await deepCursorPath(path)
+          path = deep.path
+          note = `cursor after ${deep.depth.toLocaleString()} rows`
+        }
+        latency.push(await measureCell(role, project, w, endpoint, path, note))
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cache at concurrency 1, and throughput at concurrency 32
+// ---------------------------------------------------------------------------------------------
+interface LoadResult {
+  name: string
+  concurrency: number
+  requests: number
+  seconds: number
+  rps: number
+  latency: Summary
+  statuses: Record<string, number>
+  cache: Record<string, number>
+  errors: unknown[]
+  load: number[]
+  note?: string
+}
+
+function runWorker(job: Record<string, unknown>): Promise<{ elapsedMs: number; latencies: number[]; statuses: Record<string, number>; cache: Record<string, number>; errors: unknown[] }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [join(HERE, 'lib', 'load-worker.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    child.on('error', fail)
+    child.on('exit', (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(`load worker exited with ${code}`))))
+    child.stdin.end(JSON.stringify({ headers, ...job }))
+  })
+}
+
+async function loadPhase(name: string, job: Record<string, unknown>, note?: string): Promise<LoadResult> {
+  const r = await runWorker(job)
+  const requests = r.latencies.length
+  const result: LoadResult = {
+    name,
+    concurrency: Number(job.concurrency),
+    requests,
+    seconds: round(r.elapsedMs / 1000, 2),
+    rps: round(requests / (r.elapsedMs / 1000), 1),
+    latency: summarize(r.latencies),
+    statuses: r.statuses,
+    cache: r.cache,
+    errors: r.errors,
+    load: load(),
+    ...(note ? { note } : {}),
+  }
+  log(`${name}: ${result.rps} req/s, p50 ${result.latency.p50} p99 ${result.latency.p99} ms, statuses ${JSON.stringify(r.statuses)}, cache ${JSON.stringify(r.cache)}`)
+  return result
+}
+
+const cacheLatency: { name: string; latency: Summary; load: number[] }[] = []
+const throughput: LoadResult[] = []
+let stampede: { keys: number; single_c1: Summary; slowest_single_ms: number; result: LoadResult; p99_over_slowest: number } | undefined
+if (!args['skip-throughput']) {
+  const M = projects.M.id
+  // Closed windows (the 30 days before the data's last day) live closedTtlMs in the cache; windows
+  // reaching the present live nowTtlMs (5 s), after which one request per key runs the query again.
+  const closed = (e: string, p: string) => pathFor(e, p, '30d').replace(`endDate=${anchorDay}`, `endDate=${day(1)}`).replace(`startDate=${day(30)}`, `startDate=${day(31)}`)
+  const warmUrls = AGGREGATE.map((e) => `${CACHED}${closed(e, M)}`)
+  const warmNowUrls = AGGREGATE.map((e) => `${CACHED}${pathFor(e, M, '30d')}`)
+  for (const url of warmUrls) await get(url, headers, keepAlive)
+
+  // Hits and revalidations at concurrency 1 (in process, like the latency table).
+  const hit: number[] = []
+  const notModified: number[] = []
+  const hitUrl = warmUrls[0]!
+  const etag = String((await get(hitUrl, headers, keepAlive)).headers.etag ?? '')
+  for (let i = 0; i < 500; i++) {
+    const r = await get(hitUrl, headers, keepAlive)
+    if (r.headers['x-quarry-cache'] === 'hit') hit.push(r.ms)
+    const n = await get(hitUrl, { ...headers, 'if-none-match': etag }, keepAlive)
+    if (n.status === 304) notModified.push(n.ms)
+  }
+  cacheLatency.push({ name: 'cache hit, c=1', latency: summarize(hit), load: load() })
+  cacheLatency.push({ name: 'If-None-Match → 304, c=1', latency: summarize(notModified), load: load() })
+  log(`cache hit c=1 p50 ${cacheLatency[0]!.latency.p50} ms; 304 p50 ${cacheLatency[1]!.latency.p50} ms`)
+
+  throughput.push(
+    await loadPhase(
+      `warm cache, c=${CONCURRENCY}`,
+      { urls: warmUrls, concurrency: CONCURRENCY, mode: 'shared', durationMs: LOAD_S * 1000 },
+      `${warmUrls.length} aggregate endpoints of ${M}, a closed 30-day window (${day(31)} … ${day(1)}), pre-warmed`,
+    ),
+  )
+  throughput.push(
+    await loadPhase(
+      `warm cache, windows reaching now, c=${CONCURRENCY}`,
+      { urls: warmNowUrls, concurrency: CONCURRENCY, mode: 'shared', durationMs: LOAD_S * 1000 },
+      `the same endpoints, 30d up to the data's last day: entries live 5 s, then one request per key (the others coalesce) runs the query again`,
+    ),
+  )
+
+  // Uncached: random medium and small projects (the median and every smaller one), random aggregate endpoint, 30d.
+  const small = sizes.slice(Math.floor(sizes.length / 2)).map((s) => s.id)
+  let seed = 7
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+  const uncachedUrls = Array.from({ length: 5000 }, () => `${PLAIN}${pathFor(AGGREGATE[Math.floor(rand() * AGGREGATE.length)]!, small[Math.floor(rand() * small.length)]!, '30d')}`)
+  throughput.push(
+    await loadPhase(
+      `uncached, c=${CONCURRENCY}`,
+      { urls: uncachedUrls, concurrency: CONCURRENCY, mode: 'shared', durationMs: LOAD_S * 1000 },
+      `random aggregate endpoint × random project among the ${small.length} at or below the median size, 30d, no response cache`,
+    ),
+  )
+
+  // Cold stampede: 99 keys (33 M/S projects × metrics, referrer_name, country), every client asks for every key.
+  const stampedeProjects = small.slice(0, 33)
+  const keys = stampedeProjects.flatMap((p) => ['metrics', 'referrer_name', 'country'].map((e) => closed(e, p)))
+  const single: number[] = []
+  for (const path of keys) single.push((await get(`${PLAIN}${path}`, headers, keepAlive)).ms)
+  cache.clear()
+  const result = await loadPhase(
+    `cold stampede, c=${CONCURRENCY} over ${keys.length} keys`,
+    { urls: keys.map((k) => `${CACHED}${k}`), concurrency: CONCURRENCY, mode: 'stampede' },
+    `each client requests all ${keys.length} keys (closed 30-day window) once in its own shuffled order, on an empty cache`,
+  )
+  throughput.push(result)
+  stampede = {
+    keys: keys.length,
+    single_c1: summarize(single),
+    slowest_single_ms: round(Math.max(...single), 1),
+    result,
+    p99_over_slowest: round(result.latency.p99 / Math.max(...single), 2),
+  }
+}
+
+await plainServer.shutdown(1000)
+await cachedServer.shutdown(1000)
+keepAlive.destroy()
+const parts = settled.parts
+await rt.close()
+
+// ---------------------------------------------------------------------------------------------
+// Export throughput: benchmarks/export-stream.ts in its own process and data directory.
+// ---------------------------------------------------------------------------------------------
+let exportReport: unknown
+if (!args['skip-export']) {
+  log(`export benchmark over ${EXPORT_ROWS.toLocaleString()} rows`)
+  const code = await new Promise<number>((done) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'export-stream.ts'), '--rows', String(EXPORT_ROWS)], { stdio: 'inherit' })
+    child.on('exit', (c) => done(c ?? 1))
+  })
+  const file = join(HERE, 'results', `export-stream-${EXPORT_ROWS >= 1_000_000 ? `${EXPORT_ROWS / 1_000_000}M` : EXPORT_ROWS}.json`)
+  exportReport = code === 0 && existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { error: `export-stream.ts exited with ${code}` }
+}
+
+const report = {
+  date: startedAt.toISOString(),
+  finished: new Date().toISOString(),
+  mode: quick ? 'quick' : 'full',
+  machine: { cores: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version },
+  engine: { mode: rt.engine.mode, version: engineVersion, gate_concurrency: config.QUARRY_MAX_CONCURRENT_QUERIES },
+  data: {
+    note: dataNote,
+    dir,
+    events: sizes.reduce((n, s) => n + s.events, 0),
+    projects: sizes.length,
+    L: largest,
+    M: median,
+    data_end: dataEnd,
+    windows: Object.fromEntries(WINDOWS.map((w) => [w, `${day(WINDOW_DAYS[w])} … ${anchorDay} (whole days, UTC)`])),
+    seeded_now: seeded,
+    peer_table: peerBuild,
+    settle: { ...settled, parts },
+  },
+  settings: { requests: REQUESTS, min_requests: MIN_REQUESTS, budget_s: BUDGET_S, concurrency: CONCURRENCY, load_s: LOAD_S, export_rows: EXPORT_ROWS },
+  load_average: { start: loadAtStart, end: load() },
+  latency,
+  cache: cacheLatency,
+  throughput,
+  stampede,
+  export: exportReport,
+}
+const name = args.out ?? `bench-${quick ? `${preset}-quick` : preset}`
+const files = writeReport(join(HERE, 'results'), name, report)
+log(`written ${files.join(', ')}`)
+process.exit(0)
