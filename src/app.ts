@@ -5,6 +5,7 @@ import { emptyStats, type QueryRunner } from './clickhouse/run.ts'
 import type { Config } from './config.ts'
 import { createAuth, type AuthHooks } from './auth/middleware.ts'
 import { accessLog } from './http/access-log.ts'
+import { admission, admissionLimit } from './http/admission.ts'
 import { compressLarge } from './http/compression.ts'
 import { apiCors } from './http/cors.ts'
 import { explainable } from './http/explain.ts'
@@ -48,6 +49,8 @@ export function buildApp(deps: AppDeps) {
 
   app.use('*', requestId)
   app.use('*', accessLog(deps.logger))
+  // Overload is refused here, before any work, so requests cannot pile up in front of the query gate.
+  app.use('*', admission({ limit: admissionLimit(deps.config), exempt: ['/healthz'] }))
   app.use('*', async (c, next) => {
     const stats = emptyStats()
     c.set('stats', stats)

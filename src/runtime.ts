@@ -29,6 +29,8 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const gate = createQueryGate({
     concurrency: config.QUARRY_MAX_CONCURRENT_QUERIES,
     maxQueued: config.QUARRY_MAX_QUEUED_QUERIES,
+    // No query waits for a slot longer than a dashboard query may run: then it is a 503 overloaded.
+    maxWaitMs: config.QUARRY_QUERY_TIMEOUT_S * 1000,
   })
   const runner = createQueryRunner(engine, gate, logger)
   const signingKey = await loadSigningKey(runner, config.QUARRY_SECRET)

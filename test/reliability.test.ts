@@ -16,6 +16,7 @@ import { createQueryGate, OverloadedError } from '../src/clickhouse/gate.ts'
 import { EngineQueryError } from '../src/clickhouse/errors.ts'
 import { createQueryRunner, type QueryRunner, type RunOptions, type Statement } from '../src/clickhouse/run.ts'
 import { seedWithProject } from '../src/cli/seed.ts'
+import { admissionLimit } from '../src/http/admission.ts'
 import { createLogger, REDACTED_PATHS } from '../src/log.ts'
 import { createProject } from '../src/projects.ts'
 import { listen, type RunningServer } from '../src/server.ts'
@@ -294,6 +295,62 @@ describe('admission control', () => {
     expect(counts).toEqual({ ran: 5, refused: 995 })
     expect(maxQueued).toBeLessThanOrEqual(3)
     expect(gate.active + gate.queued).toBe(0)
+  })
+
+  it('no task waits for a slot longer than maxWaitMs; once the gate knows its pace, one that would is refused on arrival', async () => {
+    const gate = createQueryGate({ concurrency: 1, maxQueued: 50, maxWaitMs: 350 })
+    const sleep = (ms: number) => () => new Promise<string>((r) => setTimeout(() => r('ran'), ms))
+    const outcome = (p: Promise<string>) => p.catch((e: Error) => (e instanceof OverloadedError ? `refused: ${e.message}` : 'other'))
+    // One slot, tasks of 100 ms: the fifth would start after ~400 ms.
+    const started = performance.now()
+    const first = await Promise.all(Array.from({ length: 6 }, () => outcome(gate.run(sleep(100)))))
+    expect(first.slice(0, 4)).toEqual(['ran', 'ran', 'ran', 'ran'])
+    expect(first.slice(4).every((o) => o.startsWith('refused: no query slot within 350 ms'))).toBe(true)
+    expect(performance.now() - started).toBeLessThan(1000)
+    // It has measured ~100 ms per task while busy: with three waiting, another is refused at once.
+    await new Promise((r) => setTimeout(r, 20))
+    const busy: Promise<string>[] = []
+    for (let i = 0; i < 4; i++) {
+      busy.push(outcome(gate.run(sleep(100))))
+      await new Promise((r) => setTimeout(r, 1))
+    }
+    expect(gate.active).toBe(1)
+    expect(gate.queued).toBe(3)
+    const arrival = performance.now()
+    expect(await outcome(gate.run(sleep(100)))).toMatch(/^refused: the queue would not reach this query within 350 ms/)
+    expect(performance.now() - arrival).toBeLessThan(50)
+    expect(await Promise.all(busy)).toEqual(['ran', 'ran', 'ran', 'ran'])
+    await new Promise((r) => setTimeout(r, 50))
+    expect(gate.active + gate.queued).toBe(0)
+  })
+
+  it('requests in progress are capped before any work: past 2 × (slots + queue) a 503 overloaded at once, /healthz exempt', async () => {
+    let release: () => void = () => {}
+    const held = new Promise<void>((r) => (release = r))
+    // Route queries wait until released; the credential and project lookups do not.
+    const blocking: QueryRunner = {
+      ...rt.runner,
+      rows: async (stmt, opts) => {
+        if (!LOOKUPS.has(stmt.name)) await held
+        return rt.runner.rows(stmt, opts)
+      },
+    }
+    const config = { ...rt.config, QUARRY_MAX_CONCURRENT_QUERIES: 1, QUARRY_MAX_QUEUED_QUERIES: 1 }
+    expect(admissionLimit(config)).toBe(4)
+    const app = testApp(rt, { now: () => NOW, config, runner: blocking })
+    const headers = credentialHeaders(clients.root)
+    const inFlight = Array.from({ length: 4 }, (_, i) => app.request(`/insights/alpha/pages?limit=${i + 1}`, { headers }))
+    await new Promise((r) => setTimeout(r, 100))
+    const started = performance.now()
+    const refused = await app.request('/insights/alpha/metrics', { headers })
+    expect(performance.now() - started).toBeLessThan(100)
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('1')
+    expect(await refused.json()).toMatchObject({ status: 503, code: 'overloaded', requestId: refused.headers.get('x-request-id') })
+    expect((await app.request('/healthz')).status).toBe(200)
+    release()
+    expect((await Promise.all(inFlight)).map((r) => r.status)).toEqual([200, 200, 200, 200])
+    expect((await app.request('/insights/alpha/metrics', { headers })).status).toBe(200)
   })
 
   it('a burst of 400 requests on a one-slot gate: a few answered, the rest 503 overloaded with Retry-After, all at once; then idle', async () => {

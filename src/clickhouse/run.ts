@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Engine } from './engine.ts'
-import { classifyEngineError, EngineQueryError, EngineUnavailableError } from './errors.ts'
+import { classifyEngineError, EngineQueryError, EngineUnavailableError, QueryTimeoutError } from './errors.ts'
 import type { QueryGate } from './gate.ts'
 
 /** What one request's queries cost, summed; reported in Server-Timing and X-Quarry-Stats. */
@@ -58,9 +58,12 @@ export function finalSql(stmt: Statement, opts: RunOptions, format: string, quer
 }
 
 /**
- * How long a read may wait for an HTTP server's answer: its max_execution_time plus some slack for
- * the server to say so itself. Past it, a server that accepted the query but stays silent counts as
- * unavailable, however long the client's socket timeout (which must outlast exports and DDL) is.
+ * How long a read may take: its max_execution_time plus some slack for the engine to say so itself.
+ * Over HTTP it counts from the query's start: past it, a server that accepted the query but stays
+ * silent counts as unavailable, however long the client's socket timeout (which must outlast exports
+ * and DDL) is. Embedded, it counts from the moment the query asked the gate for a slot: chDB runs one
+ * parameterised query at a time, so a query the gate admitted may still wait behind the others, and
+ * max_execution_time does not count that wait; past it the query is killed and answers 504.
  */
 export function readDeadlineMs(timeoutS: number): number {
   return Math.ceil(timeoutS * 1000 + Math.min(5000, Math.max(1000, timeoutS * 500)))
@@ -103,12 +106,12 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
       const queryId = randomUUID()
       const sql = finalSql(stmt, opts, 'JSONEachRow', queryId)
       if (opts.readonly !== false) assertReadStatement(stmt.sql)
+      const asked = performance.now()
       return gate.run(async () => {
         if (opts.signal?.aborted) throw cancelledBeforeStart()
         const started = performance.now()
-        // Over HTTP a silent server must not hold the request (and its gate slot) for the client's
-        // socket timeout; chDB runs in-process, where max_execution_time alone bounds the query.
-        const deadline = engine.mode === 'http' ? AbortSignal.timeout(readDeadlineMs(opts.timeoutS)) : undefined
+        const budgetMs = readDeadlineMs(opts.timeoutS) - (engine.mode === 'embedded' ? started - asked : 0)
+        const deadline = AbortSignal.timeout(Math.max(1, Math.round(budgetMs)))
         const linked = linkedSignal([opts.signal, deadline])
         try {
           const result = await engine.client.exec({
@@ -141,9 +144,16 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
             logger.debug({ query: stmt.name, queryId, ms: Math.round(performance.now() - started) }, 'query cancelled')
             throw classifyEngineError(err)
           }
-          const classified = deadline?.aborted
-            ? new EngineUnavailableError(`no answer within ${readDeadlineMs(opts.timeoutS)} ms`)
-            : classifyEngineError(err)
+          let classified: Error
+          if (!deadline.aborted) classified = classifyEngineError(err)
+          else if (engine.mode === 'http') {
+            // A silent server will hardly answer a kill: send it, but do not wait for it.
+            void engine.kill(queryId).catch(() => {})
+            classified = new EngineUnavailableError(`no answer within ${readDeadlineMs(opts.timeoutS)} ms`)
+          } else {
+            await engine.kill(queryId).catch(() => {})
+            classified = new QueryTimeoutError(`not done within ${Math.round(performance.now() - asked)} ms of asking for a slot`)
+          }
           logger.warn({ query: stmt.name, queryId, err: classified.message }, 'query failed')
           throw classified
         } finally {
