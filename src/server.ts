@@ -1,6 +1,9 @@
 import { serve, type ServerType } from '@hono/node-server'
+import { randomUUID } from 'node:crypto'
+import type { ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { QuarryApp } from './app.ts'
+import { ApiError, errorBody } from './http/errors.ts'
 
 export interface RunningServer {
   server: ServerType
@@ -9,17 +12,39 @@ export interface RunningServer {
   shutdown(graceMs: number): Promise<void>
 }
 
+/** The answer to a request that arrives, on a kept-alive connection, once shutdown has begun. */
+function shuttingDown(): Response {
+  const requestId = randomUUID()
+  const err = new ApiError(503, 'overloaded', 'Quarry is shutting down; retry shortly')
+  return new Response(JSON.stringify(errorBody(err, requestId)), {
+    status: 503,
+    headers: { 'Content-Type': 'application/json', 'Retry-After': '1', 'X-Request-Id': requestId, Connection: 'close' },
+  })
+}
+
 export function listen(app: QuarryApp, host: string, port: number): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
+    let draining = false
+    /** Responses not yet finished, so that shutdown can close their connections once they are. */
+    const open = new Set<ServerResponse>()
+    const fetch: typeof app.fetch = (request, ...rest) => (draining ? shuttingDown() : app.fetch(request, ...rest))
     // Node refuses request heads over 16 KB with a bare 431; a larger ceiling lets Quarry answer
     // long query strings itself, with a 414 in its error envelope.
-    const server = serve({ fetch: app.fetch, hostname: host, port, serverOptions: { maxHeaderSize: 256 * 1024 } }, (info: AddressInfo) => {
+    const server = serve({ fetch, hostname: host, port, serverOptions: { maxHeaderSize: 256 * 1024 } }, (info: AddressInfo) => {
       resolve({
         server,
         port: info.port,
         shutdown: (graceMs) =>
           new Promise<void>((done) => {
             const http = server as import('node:http').Server
+            // No new connections (close), no new requests on kept-alive ones (503), and each
+            // connection closes after the response in flight on it, so that close() resolves as
+            // soon as the last one is done rather than when the grace period runs out.
+            draining = true
+            for (const res of open) {
+              if (!res.headersSent) res.shouldKeepAlive = false
+              else res.once('finish', () => res.socket?.end())
+            }
             const timer = setTimeout(() => {
               http.closeAllConnections()
               done()
@@ -35,6 +60,11 @@ export function listen(app: QuarryApp, host: string, port: number): Promise<Runn
     })
     server.once('error', reject)
     const http = server as import('node:http').Server
+    http.on('request', (_req, res: ServerResponse) => {
+      if (draining) res.shouldKeepAlive = false
+      open.add(res)
+      res.once('close', () => open.delete(res))
+    })
     // Time to receive a request's head, and the whole request: Quarry's requests are GETs without a
     // body, so both are short. Neither bounds the response (Node stops checking once the request is
     // in), so an hour-long export streams on; an hour here would only let a client that trickles a

@@ -11,6 +11,7 @@
  */
 import { Session } from 'chdb'
 import { existsSync } from 'node:fs'
+import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createQueryGate, OverloadedError } from '../src/clickhouse/gate.ts'
 import { EngineQueryError } from '../src/clickhouse/errors.ts'
@@ -376,6 +377,52 @@ describe('admission control', () => {
     // Refusals cost nothing: the whole burst takes about as long as the few admitted queries.
     expect(elapsed).toBeLessThan(30_000)
     expect(gate.active + gate.queued).toBe(0)
+  })
+})
+
+describe('graceful shutdown of the HTTP server', () => {
+  it('lets the response in flight finish, closes its kept-alive connection after it, serves nothing new, and resolves as soon as it is done', async () => {
+    let release: () => void = () => {}
+    const held = new Promise<void>((r) => (release = r))
+    const blocking: QueryRunner = {
+      ...rt.runner,
+      rows: async (stmt, opts) => {
+        if (!LOOKUPS.has(stmt.name)) await held
+        return rt.runner.rows(stmt, opts)
+      },
+    }
+    const running = await listen(testApp(rt, { now: () => NOW, runner: blocking }), '127.0.0.1', 0)
+    const auth = Object.entries(credentialHeaders(clients.root)).map(([k, v]) => `${k}: ${v}\r\n`).join('')
+    const socket = connect(running.port, '127.0.0.1')
+    let received = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => (received += chunk))
+    const closed = new Promise<void>((r) => socket.once('close', () => r()))
+    await new Promise<void>((r) => socket.once('connect', () => r()))
+    socket.write(`GET /insights/alpha/metrics HTTP/1.1\r\nHost: q\r\n${auth}\r\n`)
+    await new Promise((r) => setTimeout(r, 100))
+    const started = performance.now()
+    const stopped = running.shutdown(10_000)
+    // A second request on the same kept-alive connection, after shutdown began.
+    socket.write(`GET /insights/alpha/live HTTP/1.1\r\nHost: q\r\n${auth}\r\n`)
+    await new Promise((r) => setTimeout(r, 100))
+    release()
+    await stopped
+    await closed
+    // Well before the 10 s grace: the connection did not sit idle until the timer dropped it.
+    expect(performance.now() - started).toBeLessThan(3000)
+    const responses = received.split(/(?=HTTP\/1\.1 )/)
+    // The request in flight is answered in full, and its connection closed after it.
+    expect(responses[0]).toMatch(/^HTTP\/1\.1 200 /)
+    expect(responses[0]).toMatch(/connection: close/i)
+    expect(responses[0]).toContain('"metrics"')
+    // The one behind it is never served as usual: the connection closes first (Node drops what is
+    // pipelined behind a closing response), or, had it started, it is a 503.
+    expect(responses.length).toBeLessThanOrEqual(2)
+    if (responses[1]) {
+      expect(responses[1]).toMatch(/^HTTP\/1\.1 503 /)
+      expect(responses[1]).toContain('"code":"overloaded"')
+    }
   })
 })
 

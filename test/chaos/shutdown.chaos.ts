@@ -1,0 +1,114 @@
+/**
+ * Issue 7, graceful shutdown under load: a real `quarry serve` (QUARRY_DEMO=0, a seeded temporary
+ * data directory) receives SIGTERM while 32 requests are in flight. Those complete with their full
+ * answers; requests that arrive afterwards get a 503 or a refused connection; the process exits 0
+ * within 10 s; and the data directory is not left locked (another command opens it at once).
+ *
+ * test/shutdown.test.ts covers the single slow export and the idle SIGINT.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Agent, get } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { quarry } from '../helpers/cli.ts'
+import { seedDataDir, startServer, type ServerProcess } from './support.ts'
+
+const PROJECT = 'shop'
+const dir = mkdtempSync(join(tmpdir(), 'quarry-chaos-shutdown-'))
+let headers: Record<string, string>
+
+beforeAll(async () => {
+  headers = await seedDataDir(dir, PROJECT, 100_000)
+}, 300_000)
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+interface Outcome {
+  status: number
+  body?: string
+  error?: string
+  doneAt: number
+}
+
+/** A GET over node:http, on `agent`'s kept-alive connections; never throws. */
+function request(url: string, agent: Agent): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const req = get(url, { headers, agent }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (body += chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, doneAt: performance.now() }))
+      res.on('error', (err: NodeJS.ErrnoException) => resolve({ status: 0, error: err.code ?? err.message, doneAt: performance.now() }))
+    })
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: 0, error: err.code ?? err.message, doneAt: performance.now() }))
+  })
+}
+
+describe('SIGTERM during 32 concurrent requests', () => {
+  it('completes the ones in flight, refuses new ones (503 or connection refused), exits 0 within 10 s and frees the data directory', async () => {
+    const server: ServerProcess = await startServer(dir)
+    // Distinct requests (no coalescing), each a real query: a few seconds of work in all.
+    const urls = Array.from({ length: 32 }, (_, i) => {
+      const route = ['metrics', 'pages', 'referrer', 'country'][i % 4]
+      const filters = encodeURIComponent(JSON.stringify([{ name: 'path', operator: 'isNot', value: [`/none-${i}`] }]))
+      return `${server.base}/insights/${PROJECT}/${route}?range=30d&filters=${filters}`
+    })
+    // Warm: the credentials and the project are cached, the engine has read its parts once.
+    const warm = new Agent({ keepAlive: false })
+    expect((await request(urls[0]!, warm)).status).toBe(200)
+
+    // Kept-alive connections, one per request in flight (a browser's would be reused afterwards).
+    const pool = new Agent({ keepAlive: true, maxSockets: 32 })
+    const inFlight = urls.map((url) => request(url, pool))
+    await new Promise((r) => setTimeout(r, 150))
+    let finishedBeforeSignal = 0
+    void Promise.all(inFlight.map((p) => p.then(() => finishedBeforeSignal++)))
+    await new Promise((r) => setImmediate(r))
+    const unfinishedAtSignal = 32 - finishedBeforeSignal
+    server.child.kill('SIGTERM')
+    const signalled = performance.now()
+
+    // New requests once shutdown has begun: on a new connection, and on the pool's kept-alive ones.
+    await new Promise((r) => setTimeout(r, 200))
+    const fresh = new Agent({ keepAlive: false })
+    const late = await Promise.all([
+      request(`${server.base}/insights/${PROJECT}/metrics?range=7d`, fresh),
+      request(`${server.base}/healthz`, fresh),
+      request(`${server.base}/insights/${PROJECT}/metrics?range=30d`, pool),
+      request(`${server.base}/insights/${PROJECT}/live`, pool),
+    ])
+
+    const results = await Promise.all(inFlight)
+    const exited = await server.exited
+    const exitMs = performance.now() - signalled
+    pool.destroy()
+    fresh.destroy()
+    warm.destroy()
+
+    console.log(
+      `chaos shutdown: ${unfinishedAtSignal} of 32 unfinished at SIGTERM; in-flight statuses ${JSON.stringify(results.map((r) => r.status))}; ` +
+        `late ${JSON.stringify(late.map((r) => r.status || r.error))}; exit ${exited.code} after ${Math.round(exitMs)} ms`,
+    )
+    // The load was really in flight when the signal came.
+    expect(unfinishedAtSignal).toBeGreaterThanOrEqual(16)
+    // Every request in flight completed, with a whole answer.
+    for (const r of results) {
+      expect(r.status, r.error ?? r.body?.slice(0, 200)).toBe(200)
+      expect(() => JSON.parse(r.body!)).not.toThrow()
+    }
+    // Requests after the signal: refused, or 503; never served as if nothing happened.
+    for (const r of late) {
+      if (r.status === 0) expect(r.error).toMatch(/ECONNREFUSED|ECONNRESET|socket hang up/)
+      else expect(r.status).toBe(503)
+    }
+    expect(exited.code).toBe(0)
+    expect(exitMs).toBeLessThan(10_000)
+    expect(exited.stderr).toContain('"shutting down"')
+
+    // Not locked: another command opens the data directory straight away.
+    const reopened = await quarry(dir, ['projects', 'list'])
+    expect(reopened.code, reopened.stderr).toBe(0)
+    expect(reopened.stdout).toContain(`"id":"${PROJECT}"`)
+  }, 120_000)
+})
