@@ -74,7 +74,8 @@ async function build() {
     ${ATTRS.map((a) => `(first.at, tupleElement(first, '${a}'))`).join(', ')},
     entry, exit, screen_view_count, event_count, revenue FROM quarry.sessions SETTINGS max_insert_threads = 2`)
   await command(`CREATE TABLE bench_exp.flat ENGINE = MergeTree ORDER BY (project_id, created_at) AS
-    SELECT project_id, id, created_at, ended_at, duration, is_bounce, screen_view_count, event_count, revenue,
+    SELECT project_id, id, CAST(created_at AS DateTime64(3, 'UTC')) AS created_at, CAST(ended_at AS DateTime64(3, 'UTC')) AS ended_at,
+      duration, is_bounce, toUInt64(screen_view_count) AS screen_view_count, toUInt64(event_count) AS event_count, toUInt64(revenue) AS revenue,
       ${ATTRS.join(', ')}, entry_origin, entry_path, exit_origin, exit_path
     FROM quarry.sessions FINAL`)
   await command('OPTIMIZE TABLE bench_exp.attr_min FINAL')

@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import type { AppEnv } from '../app-env.ts'
 import type { QueryRunner } from '../clickhouse/run.ts'
-import { resolveRange, type RangeName, type TimeRange } from '../query/time-range.ts'
+import { resolveRange, type RangeName } from '../query/time-range.ts'
 
 /**
  * Response cache, single-flight coalescing and ETag revalidation for the aggregate routes
@@ -168,6 +168,27 @@ export function createResponseCache(
     return reading
   }
 
+  /**
+   * resolveRange, remembered per minute: every named range is a function of the clock floored to
+   * the minute (or coarser) in its timezone, so the memo is exact. On a hit, resolving the window
+   * with Intl and luxon was most of the CPU; this keeps it to a Map lookup.
+   */
+  const windows = new Map<string, { start: number; end: number } | undefined>()
+  const resolveWindow = (range: string | undefined, startDate: string | undefined, endDate: string | undefined, tz: string, now: Date, defaultRange: RangeName) => {
+    const memo = JSON.stringify([range, startDate, endDate, tz, defaultRange, Math.floor(now.getTime() / 60_000)])
+    if (windows.has(memo)) return windows.get(memo)
+    let window: { start: number; end: number } | undefined
+    try {
+      const r = resolveRange({ range: range as RangeName | undefined, startDate, endDate }, tz, now, defaultRange)
+      window = r.start.isValid && r.end.isValid ? { start: r.start.toMillis(), end: r.end.toMillis() } : undefined
+    } catch {
+      window = undefined
+    }
+    if (windows.size >= 4096) windows.clear()
+    windows.set(memo, window)
+    return window
+  }
+
   const describe = (c: Context<AppEnv>, defaultRange: RangeName): { key: string; ttl: number } | undefined => {
     const url = new URL(c.req.url)
     const params = [...url.searchParams].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
@@ -175,21 +196,11 @@ export function createResponseCache(
     const now = deps.now()
     if (url.pathname.endsWith('/live')) return undefined
     const q = Object.fromEntries(url.searchParams)
-    let window: Pick<TimeRange, 'start' | 'end'>
-    try {
-      window = resolveRange(
-        { range: q.range as RangeName | undefined, startDate: q.startDate, endDate: q.endDate },
-        q.timezone ?? project.timezone,
-        now,
-        defaultRange,
-      )
-      if (!window.start.isValid || !window.end.isValid) return undefined
-    } catch {
-      return undefined // the handler answers 400
-    }
+    const window = resolveWindow(q.range, q.startDate, q.endDate, q.timezone ?? project.timezone, now, defaultRange)
+    if (!window) return undefined // the handler answers 400
     // A cursor pins the window of its first page, which may have reached the present.
-    const touchesNow = url.searchParams.has('cursor') || window.end.toMillis() > now.getTime()
-    const key = JSON.stringify([url.origin, url.pathname, project.id, project.timezone, params, [window.start.toMillis(), window.end.toMillis()]])
+    const touchesNow = url.searchParams.has('cursor') || window.end > now.getTime()
+    const key = JSON.stringify([url.origin, url.pathname, project.id, project.timezone, params, [window.start, window.end]])
     return { key, ttl: touchesNow ? opts.nowTtlMs : opts.closedTtlMs }
   }
 
