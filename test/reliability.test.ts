@@ -266,6 +266,25 @@ describe('cancellation on the embedded engine, watched in system.processes', () 
   }
 })
 
+describe('cancellation of a stream nobody reads any more', () => {
+  it('an abort frees the gate slot and stops the engine even when the consumer never asks for the next block', async () => {
+    const abort = new AbortController()
+    const stream = rt.runner.stream(
+      { name: 'abandoned', sql: 'SELECT * FROM events WHERE project_id = {p:String} ORDER BY created_at', params: { p: BIG } },
+      'JSONEachRow',
+      { timeoutS: 60, signal: abort.signal },
+    )
+    const iterator = stream[Symbol.asyncIterator]()
+    expect((await iterator.next()).done).toBe(false)
+    expect(rt.gate.active).toBe(1)
+    await until(async () => (await working()).length === 1, 5000, 'the stream in system.processes')
+    // The consumer goes away without returning the iterator (a client gone before the response began).
+    abort.abort()
+    await until(() => rt.gate.active === 0, 2000, 'the slot to be released')
+    await until(async () => (await working()).length === 0, 3000, 'system.processes to empty')
+  })
+})
+
 describe('admission control', () => {
   it('the gate admits `concurrency` tasks, queues at most `maxQueued`, refuses the rest at once and lets none linger', async () => {
     const gate = createQueryGate({ concurrency: 2, maxQueued: 3 })

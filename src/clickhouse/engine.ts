@@ -189,9 +189,18 @@ async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> {
       const session = new Session(dir)
       await session.queryAsync(`USE ${database}`)
       const stream = session.queryStreamBind(req.sql, req.params, { signal: req.signal })
+      // chDB looks at the signal only when asked for the next block; a consumer that is gone may
+      // never ask again (a client that left before the response started), so an abort also
+      // cancels the stream and closes its session here and now (both wait for a fetch in flight).
+      const onAbort = () => {
+        stream.cancel()
+        session.close()
+      }
+      req.signal?.addEventListener('abort', onAbort, { once: true })
       try {
         for await (const chunk of stream) yield chunk.raw()
       } finally {
+        req.signal?.removeEventListener('abort', onAbort)
         stream.cancel()
         session.close()
       }

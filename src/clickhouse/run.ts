@@ -179,6 +179,15 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
         })
         const started = performance.now()
         let bytes = 0
+        // The generator may sit at a yield for good if its consumer left without returning it (a
+        // client gone before the response started): the abort itself frees the slot and stops the query.
+        let killing: Promise<void> | undefined
+        const kill = () => (killing ??= engine.kill(queryId).catch(() => {}))
+        const onAbort = () => {
+          release()
+          void kill()
+        }
+        opts.signal?.addEventListener('abort', onAbort, { once: true })
         try {
           if (opts.signal?.aborted) throw cancelledBeforeStart()
           for await (const chunk of engine.streamRaw({ sql, params: stmt.params, queryId, signal: opts.signal })) {
@@ -188,8 +197,9 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
         } catch (err) {
           throw classifyEngineError(err)
         } finally {
+          opts.signal?.removeEventListener('abort', onAbort)
           release()
-          if (opts.signal?.aborted) await engine.kill(queryId).catch(() => {})
+          if (opts.signal?.aborted) await kill()
           logger.debug({ query: stmt.name, queryId, ms: Math.round(performance.now() - started), bytes }, 'stream')
         }
       })()

@@ -11,13 +11,12 @@
  * overloaded) within its timeout, and latency returns to idle. The figures go to
  * benchmarks/results/chaos.json (the "overload" entry) and are printed.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir, totalmem } from 'node:os'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readDeadlineMs } from '../../src/clickhouse/run.ts'
-import { ROOT } from '../helpers/cli.ts'
-import { closedLoop, MB, openLoop, percentile, resetPeak, round, rssOf, seedDataDir, startServer, timed, type Sample, type ServerProcess } from './support.ts'
+import { closedLoop, MB, openLoop, percentile, recordChaos, resetPeak, round, rssOf, seedDataDir, startServer, timed, type Sample, type ServerProcess } from './support.ts'
 
 const PROJECT = 'load'
 const EVENTS = Number(process.env.CHAOS_EVENTS ?? 100_000)
@@ -26,7 +25,6 @@ const OVERLOAD_SECONDS = Number(process.env.CHAOS_OVERLOAD_S ?? 30)
 const QUERY_TIMEOUT_S = 10
 /** The client gives up after this long: far beyond any answer the server should give. */
 const CLIENT_TIMEOUT_MS = 60_000
-const RESULTS = join(ROOT, 'benchmarks/results/chaos.json')
 
 const dir = mkdtempSync(join(tmpdir(), 'quarry-chaos-overload-'))
 let headers: Record<string, string>
@@ -56,20 +54,6 @@ afterAll(async () => {
   }
   rmSync(dir, { recursive: true, force: true })
 })
-
-/** Records one scenario's figures in benchmarks/results/chaos.json, keeping the others. */
-export function recordChaos(name: string, figures: Record<string, unknown>) {
-  mkdirSync(join(ROOT, 'benchmarks/results'), { recursive: true })
-  let all: Record<string, unknown> = {}
-  try {
-    all = JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, unknown>
-  } catch {
-    // first scenario to write
-  }
-  all.machine = { cores: cpus().length, memory_gb: Math.round(totalmem() / 1024 ** 3), node: process.version }
-  all[name] = { ...figures, measured_at: new Date().toISOString() }
-  writeFileSync(RESULTS, `${JSON.stringify(all, null, 2)}\n`)
-}
 
 const log = (line: string) => process.stderr.write(`[chaos overload] ${line}\n`)
 

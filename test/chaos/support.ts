@@ -3,10 +3,29 @@
  * resident memory read from /proc, and a bounded open-loop load generator over loopback.
  */
 import type { ChildProcess } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
-import { finished, quarry, startQuarry, waitForStderr, type CliResult } from '../helpers/cli.ts'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpus, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { finished, quarry, ROOT, startQuarry, waitForStderr, type CliResult } from '../helpers/cli.ts'
 
 export const MB = 1024 * 1024
+
+const RESULTS = join(ROOT, 'benchmarks/results/chaos.json')
+
+/** Records one scenario's figures in benchmarks/results/chaos.json, keeping the others. */
+export function recordChaos(name: string, figures: Record<string, unknown>) {
+  mkdirSync(join(ROOT, 'benchmarks/results'), { recursive: true })
+  let all: Record<string, unknown> = {}
+  try {
+    all = JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, unknown>
+  } catch {
+    // first scenario to write
+  }
+  all.machine = { cores: cpus().length, memory_gb: Math.round(totalmem() / 1024 ** 3), node: process.version }
+  all[name] = { ...figures, measured_at: new Date().toISOString() }
+  writeFileSync(RESULTS, `${JSON.stringify(all, null, 2)}\n`)
+}
+
 
 export interface ServerProcess {
   child: ChildProcess
