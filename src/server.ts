@@ -27,7 +27,14 @@ export function listen(app: QuarryApp, host: string, port: number): Promise<Runn
     let draining = false
     /** Responses not yet finished, so that shutdown can close their connections once they are. */
     const open = new Set<ServerResponse>()
-    const fetch: typeof app.fetch = (request, ...rest) => (draining ? shuttingDown() : app.fetch(request, ...rest))
+    /** Connections that have already been answered once: a request on one of them is a new request. */
+    const reused = new WeakSet<object>()
+    // Once draining, a request on a kept-alive connection is a new one and is refused; the first
+    // request of a connection accepted before the signal was sent before it, and is served.
+    const fetch: typeof app.fetch = (request, env, ...rest) => {
+      const socket = (env as { incoming?: { socket?: object } } | undefined)?.incoming?.socket
+      return draining && socket && reused.has(socket) ? shuttingDown() : app.fetch(request, env, ...rest)
+    }
     // Node refuses request heads over 16 KB with a bare 431; a larger ceiling lets Quarry answer
     // long query strings itself, with a 414 in its error envelope.
     const server = serve({ fetch, hostname: host, port, serverOptions: { maxHeaderSize: 256 * 1024 } }, (info: AddressInfo) => {
@@ -60,10 +67,11 @@ export function listen(app: QuarryApp, host: string, port: number): Promise<Runn
     })
     server.once('error', reject)
     const http = server as import('node:http').Server
-    http.on('request', (_req, res: ServerResponse) => {
+    http.on('request', (req, res: ServerResponse) => {
       if (draining) res.shouldKeepAlive = false
       open.add(res)
       res.once('close', () => open.delete(res))
+      res.once('finish', () => reused.add(req.socket))
     })
     // Time to receive a request's head, and the whole request: Quarry's requests are GETs without a
     // body, so both are short. Neither bounds the response (Node stops checking once the request is

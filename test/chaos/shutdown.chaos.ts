@@ -32,9 +32,10 @@ interface Outcome {
 }
 
 /** A GET over node:http, on `agent`'s kept-alive connections; never throws. */
-function request(url: string, agent: Agent): Promise<Outcome> {
+function request(url: string, agent: Agent, events: { sent?: () => void; answered?: () => void } = {}): Promise<Outcome> {
   return new Promise((resolve) => {
     const req = get(url, { headers, agent }, (res) => {
+      events.answered?.()
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => (body += chunk))
@@ -42,6 +43,7 @@ function request(url: string, agent: Agent): Promise<Outcome> {
       res.on('error', (err: NodeJS.ErrnoException) => resolve({ status: 0, error: err.code ?? err.message, doneAt: performance.now() }))
     })
     req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: 0, error: err.code ?? err.message, doneAt: performance.now() }))
+    req.on('finish', () => events.sent?.())
   })
 }
 
@@ -60,8 +62,16 @@ describe('SIGTERM during 32 concurrent requests', () => {
 
     // Kept-alive connections, one per request in flight (a browser's would be reused afterwards).
     const pool = new Agent({ keepAlive: true, maxSockets: 32 })
-    const inFlight = urls.map((url) => request(url, pool))
-    await new Promise((r) => setTimeout(r, 150))
+    // In flight means sent, on a connection the server has accepted: wait until every request is
+    // written out and the server has begun to answer (it accepts connections long before its first
+    // query returns).
+    let sent = 0
+    let answered = 0
+    const inFlight = urls.map((url) => request(url, pool, { sent: () => sent++, answered: () => answered++ }))
+    const waitStarted = performance.now()
+    while ((sent < 32 || answered === 0) && performance.now() - waitStarted < 20_000) await new Promise((r) => setTimeout(r, 5))
+    expect(sent).toBe(32)
+    await new Promise((r) => setTimeout(r, 50))
     let finishedBeforeSignal = 0
     void Promise.all(inFlight.map((p) => p.then(() => finishedBeforeSignal++)))
     await new Promise((r) => setImmediate(r))
