@@ -128,7 +128,7 @@ describe(`${ROUNDS} rounds of ${CLIENTS} clients that disconnect mid-request`, (
 
     // Idle again, quickly.
     const stoppedAt = performance.now()
-    const deadline = stoppedAt + 5000
+    const deadline = stoppedAt + 15_000
     while ((await working()) > 0 || rt.gate.active + rt.gate.queued > 0) {
       if (performance.now() > deadline) break
       await new Promise((r) => setTimeout(r, 50))
@@ -164,7 +164,10 @@ describe(`${ROUNDS} rounds of ${CLIENTS} clients that disconnect mid-request`, (
 
     expect(outcomes.disconnected ?? 0).toBeGreaterThan((ROUNDS * CLIENTS) / 2)
     expect(stillWorking).toBe(0)
-    expect(idleAfterMs).toBeLessThan(3000)
+    // Kills take effect within a few hundred milliseconds on a quiet machine (reliability.test.ts
+    // measures one); under a storm on a busy one, give them seconds, still far below the minutes
+    // the abandoned exports would have run.
+    expect(idleAfterMs).toBeLessThan(10_000)
     expect(rt.gate.active + rt.gate.queued).toBe(0)
     expect((await fetch(`${base}/readyz`)).status).toBe(200)
     expect(percentile(after, 50)).toBeLessThan(Math.max(percentile(before, 50) * 2, percentile(before, 50) + 50))

@@ -4,7 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { cpus, totalmem } from 'node:os'
+import { cpus, loadavg, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { finished, quarry, ROOT, startQuarry, waitForStderr, type CliResult } from '../helpers/cli.ts'
 
@@ -22,7 +22,8 @@ export function recordChaos(name: string, figures: Record<string, unknown>) {
     // first scenario to write
   }
   all.machine = { cores: cpus().length, memory_gb: Math.round(totalmem() / 1024 ** 3), node: process.version }
-  all[name] = { ...figures, measured_at: new Date().toISOString() }
+  // The load average says how much else the machine was doing while it was measured.
+  all[name] = { ...figures, load_average_1m: Math.round(loadavg()[0]! * 100) / 100, measured_at: new Date().toISOString() }
   writeFileSync(RESULTS, `${JSON.stringify(all, null, 2)}\n`)
 }
 
