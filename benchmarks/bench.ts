@@ -45,11 +45,13 @@ const { values: args } = parseArgs({
     optimize: { type: 'boolean', default: false },
     'settle-max-s': { type: 'string' },
     concurrency: { type: 'string', default: '32' },
+    gate: { type: 'string' },
     'load-s': { type: 'string' },
     'export-rows': { type: 'string' },
     'skip-latency': { type: 'boolean', default: false },
     'skip-throughput': { type: 'boolean', default: false },
     'skip-export': { type: 'boolean', default: false },
+    'warm-only': { type: 'boolean', default: false },
     out: { type: 'string' },
   },
 })
@@ -95,6 +97,7 @@ const config = configSchema.parse({
   QUARRY_AUTH_FAILURE_LIMIT: '1000000000',
   QUARRY_QUERY_TIMEOUT_S: '60',
   QUARRY_MAX_QUEUED_QUERIES: '1024',
+  ...(args.gate ? { QUARRY_MAX_CONCURRENT_QUERIES: args.gate } : {}),
 })
 // Access logs are written (the production cost of logging is part of the overhead), to /dev/null.
 const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: false }))
@@ -418,6 +421,13 @@ if (!args['skip-throughput']) {
 
   throughput.push(
     await loadPhase(
+      `ceiling: GET /healthz, c=${CONCURRENCY}`,
+      { urls: [`${PLAIN}/healthz`], concurrency: CONCURRENCY, mode: 'shared', durationMs: LOAD_S * 1000 },
+      'no authentication, no query: what the HTTP stack and the load generator reach on this machine',
+    ),
+  )
+  throughput.push(
+    await loadPhase(
       `warm cache, c=${CONCURRENCY}`,
       { urls: warmUrls, concurrency: CONCURRENCY, mode: 'shared', durationMs: LOAD_S * 1000 },
       `${warmUrls.length} aggregate endpoints of ${M}, a closed 30-day window (${day(31)} … ${day(1)}), pre-warmed`,
@@ -431,6 +441,7 @@ if (!args['skip-throughput']) {
     ),
   )
 
+  if (!args['warm-only']) {
   // Uncached: random medium and small projects (the median and every smaller one), random aggregate endpoint, 30d.
   const small = sizes.slice(Math.floor(sizes.length / 2)).map((s) => s.id)
   let seed = 7
@@ -462,6 +473,7 @@ if (!args['skip-throughput']) {
     slowest_single_ms: round(Math.max(...single), 1),
     result,
     p99_over_slowest: round(result.latency.p99 / Math.max(...single), 2),
+  }
   }
 }
 

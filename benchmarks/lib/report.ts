@@ -175,7 +175,7 @@ function svg(r: Any): string {
   const height = top + endpoints.length * rowH + 40
   const min = 0.5
   const max = Math.max(10_000, ...cells.map((c) => c.http.p99 || 0))
-  const x = (ms: number) => left + ((Math.log10(Math.max(ms, min)) - Math.log10(min)) / (Math.log10(max) - Math.log10(min))) * (width - left - 20)
+  const x = (ms: number) => Math.round(10 * (left + ((Math.log10(Math.max(ms, min)) - Math.log10(min)) / (Math.log10(max) - Math.log10(min))) * (width - left - 20))) / 10
   const parts: string[] = []
   parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`)
   parts.push(`<rect width="100%" height="100%" fill="white"/>`)
