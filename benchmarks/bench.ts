@@ -489,12 +489,15 @@ await rt.close()
 let exportReport: unknown
 if (!args['skip-export']) {
   log(`export benchmark over ${EXPORT_ROWS.toLocaleString()} rows`)
+  // export-stream.ts writes its own results file; keep whatever was there (the report embeds the new figures).
+  const file = join(HERE, 'results', `export-stream-${EXPORT_ROWS >= 1_000_000 ? `${EXPORT_ROWS / 1_000_000}M` : EXPORT_ROWS}.json`)
+  const before = existsSync(file) ? readFileSync(file) : undefined
   const code = await new Promise<number>((done) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'export-stream.ts'), '--rows', String(EXPORT_ROWS)], { stdio: 'inherit' })
     child.on('exit', (c) => done(c ?? 1))
   })
-  const file = join(HERE, 'results', `export-stream-${EXPORT_ROWS >= 1_000_000 ? `${EXPORT_ROWS / 1_000_000}M` : EXPORT_ROWS}.json`)
   exportReport = code === 0 && existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { error: `export-stream.ts exited with ${code}` }
+  if (before) writeFileSync(file, before)
 }
 
 const report = {
