@@ -14,6 +14,7 @@ import { createClientRow } from '../../src/auth/clients.ts'
 import { createProject } from '../../src/projects.ts'
 import { listen, type RunningServer } from '../../src/server.ts'
 import { openTestRuntime, testApp, type TestRuntime } from '../helpers/runtime.ts'
+import { recordChaos } from './support.ts'
 
 const PROJECT = 'bulk'
 const OTHER = 'other'
@@ -157,6 +158,17 @@ describe('exports of a million events while inserts run', () => {
     const wrote = await writer.stop()
     const seconds = (performance.now() - started) / 1000
     log(`cursor walk: ${pages} pages, ${tally.count} pre-existing + ${tally.inserted} inserted since seeding, in ${seconds.toFixed(1)} s; the writer added ${wrote.rows} rows in ${wrote.batches} batches`)
+    recordChaos('export_integrity_cursor_walk', {
+      command: 'npm run test:chaos (test/chaos/export-integrity.chaos.ts)',
+      events: ROWS,
+      matching_pre_existing: expected.count,
+      pages: pages,
+      returned_pre_existing: tally.count,
+      duplicates: tally.duplicates,
+      checksum_matches: tally.sum === expected.sum,
+      rows_inserted_meanwhile: wrote.rows,
+      seconds: Math.round(seconds * 10) / 10,
+    })
     expect(wrote.batches).toBeGreaterThan(10)
     expect(tally.foreign).toEqual([])
     expect(tally.duplicates).toBe(0)
@@ -185,6 +197,16 @@ describe('exports of a million events while inserts run', () => {
     expect(rest).toBe('')
     const wrote = await writer.stop()
     log(`stream: ${tally.count} pre-existing + ${tally.inserted} inserted since seeding, in ${((performance.now() - started) / 1000).toFixed(1)} s; the writer added ${wrote.rows} rows`)
+    recordChaos('export_integrity_stream', {
+      command: 'npm run test:chaos (test/chaos/export-integrity.chaos.ts)',
+      events: ROWS,
+      matching_pre_existing: expected.count,
+      returned_pre_existing: tally.count,
+      duplicates: tally.duplicates,
+      checksum_matches: tally.sum === expected.sum,
+      rows_inserted_meanwhile: wrote.rows,
+      seconds: Math.round(((performance.now() - started) / 1000) * 10) / 10,
+    })
     expect(wrote.batches).toBeGreaterThan(3)
     expect(tally.foreign).toEqual([])
     expect(tally.duplicates).toBe(0)

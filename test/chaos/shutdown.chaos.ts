@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { Agent, get } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { quarry } from '../helpers/cli.ts'
-import { seedDataDir, startServer, type ServerProcess } from './support.ts'
+import { recordChaos, seedDataDir, startServer, type ServerProcess } from './support.ts'
 
 const PROJECT = 'shop'
 const dir = mkdtempSync(join(tmpdir(), 'quarry-chaos-shutdown-'))
@@ -100,6 +100,14 @@ describe('SIGTERM during 32 concurrent requests', () => {
       `chaos shutdown: ${unfinishedAtSignal} of 32 unfinished at SIGTERM; in-flight statuses ${JSON.stringify(results.map((r) => r.status))}; ` +
         `late ${JSON.stringify(late.map((r) => r.status || r.error))}; exit ${exited.code} after ${Math.round(exitMs)} ms`,
     )
+    recordChaos('shutdown', {
+      command: 'npm run test:chaos (test/chaos/shutdown.chaos.ts)',
+      in_flight_at_sigterm: unfinishedAtSignal,
+      in_flight_statuses: results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [String(r.status || r.error)]: (acc[String(r.status || r.error)] ?? 0) + 1 }), {}),
+      after_sigterm: late.map((r) => String(r.status || r.error)),
+      exit_code: exited.code,
+      exit_ms: Math.round(exitMs),
+    })
     // The load was really in flight when the signal came.
     expect(unfinishedAtSignal).toBeGreaterThanOrEqual(16)
     // Every request in flight completed, with a whole answer.
