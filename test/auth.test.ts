@@ -355,7 +355,8 @@ describe('verification cache', () => {
     const app = probeApp({ auth: { verifySecret: counter.verify } }, UNLIMITED)
     const { id, secret } = client('read')
     expect((await app.request('/insights/alpha/_auth/probe', { headers: headersOf(client('read')) })).status).toBe(200)
-    const wrong = { 'openpanel-client-id': id, 'openpanel-client-secret': `${secret.slice(0, -1)}0` }
+    // Change the last character to one it is not, so the wrong secret really differs.
+    const wrong = { 'openpanel-client-id': id, 'openpanel-client-secret': `${secret.slice(0, -1)}${secret.endsWith('0') ? '1' : '0'}` }
     expect((await app.request('/insights/alpha/_auth/probe', { headers: wrong })).status).toBe(401)
     expect((await app.request('/insights/alpha/_auth/probe', { headers: headersOf(client('read')) })).status).toBe(200)
     // One scrypt for the success (then cached), one for the wrong secret.

@@ -297,7 +297,7 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
       page: { limit: limit + 1, offset: position ? 0 : (current - 1) * limit, after: position?.after },
     }
     const runner = c.get('runner')
-    const run = { timeoutS: deps.queryTimeoutS, stats: c.get('stats') }
+    const run = { timeoutS: deps.queryTimeoutS, stats: c.get('stats'), signal: c.req.raw.signal }
     const [rows, counted] = await Promise.all([
       runner.rows<Record<string, unknown> & { createdAt: string; id: string }>(exportEventsStatement(req), run),
       runner.rows<{ total: number }>(exportEventsCountStatement(req), run),
