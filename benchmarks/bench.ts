@@ -260,6 +260,7 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
   const bare: number[] = []
   const peerMs: number[] = []
   const paired: number[] = []
+  let failure: string | undefined
   const started = performance.now()
   for (let i = 0; ; i++) {
     const elapsed = (performance.now() - started) / 1000
@@ -271,7 +272,10 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
     const steps: (() => Promise<void>)[] = [
       async () => {
         const r = await get(`${PLAIN}${path}`, headers, keepAlive)
-        if (r.status !== 200) throw new Error(`${path}: ${r.status} ${r.body.toString().slice(0, 300)}`)
+        if (r.status !== 200) {
+          failure = `HTTP ${r.status}: ${r.body.toString().slice(0, 200)}`
+          return
+        }
         h = r.ms
         if (i >= 2) {
           http.push(r.ms)
@@ -287,7 +291,8 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
       const p = await runBare(peer)
       if (i >= 2) peerMs.push(p)
     })
-    for (let k = 0; k < steps.length; k++) await steps[(i + k) % steps.length]!()
+    for (let k = 0; k < steps.length && !failure; k++) await steps[(i + k) % steps.length]!()
+    if (failure) break
     if (i >= 2) paired.push(h - b)
   }
   const cell: LatencyCell = {
@@ -305,7 +310,7 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
     overhead_ratio: 0,
     paired_overhead_p50_ms: round(quantile(paired, 0.5), 2),
     load: load(),
-    ...(note ? { note } : {}),
+    ...(note || failure ? { note: [note, failure && `stopped: ${failure}`].filter(Boolean).join('; ') } : {}),
   }
   cell.overhead_p50_ms = round(cell.http.p50 - cell.bare.p50, 2)
   cell.overhead_ratio = round(cell.http.p50 / cell.bare.p50, 2)
