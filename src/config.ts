@@ -6,6 +6,9 @@ const flag = z
 
 const positiveInt = z.coerce.number().int().positive()
 
+/** How long a streamed export over HTTP waits for its first bytes (QUARRY_STREAM_FIRST_BYTE_TIMEOUT_MS). */
+export const DEFAULT_STREAM_FIRST_BYTE_TIMEOUT_MS = 10_000
+
 /** Every environment variable Quarry reads, with its default; the README table mirrors this. */
 export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
@@ -34,6 +37,11 @@ export const configSchema = z.object({
   /** Seconds, fractions allowed (max_execution_time takes them). */
   QUARRY_QUERY_TIMEOUT_S: z.coerce.number().positive().default(10),
   QUARRY_EXPORT_TIMEOUT_S: positiveInt.default(3600),
+  /**
+   * HTTP mode: a streamed export whose first bytes take longer counts as the server not answering;
+   * max_execution_time alone would leave it an hour against a server that accepted and went silent.
+   */
+  QUARRY_STREAM_FIRST_BYTE_TIMEOUT_MS: positiveInt.default(DEFAULT_STREAM_FIRST_BYTE_TIMEOUT_MS),
   QUARRY_RATE_LIMIT: positiveInt.default(100),
   QUARRY_RATE_WINDOW_S: positiveInt.default(10),
   QUARRY_AUTH_FAILURE_LIMIT: positiveInt.default(20),

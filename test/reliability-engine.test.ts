@@ -9,19 +9,23 @@
  * hanging connections; hanging connections answered within the query timeout plus a margin (not
  * the client's hour); recovery without a restart; a disconnect mid-query or mid-stream sends
  * KILL QUERY for that query id and the "server's" process list empties; a query past
- * max_execution_time is a 504; the ClickHouse password never reaches a log line or a body.
+ * max_execution_time is a 504; a streamed export that sends nothing within its first-bytes
+ * deadline is a 503 and is killed, while one that has begun is left to run; the ClickHouse password
+ * never reaches a log line or a body.
  */
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
+import { ClickHouseLogLevel, createClient } from '@clickhouse/client'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { httpClientOptions, httpEngine } from '../src/clickhouse/engine.ts'
 import { createQueryGate, type QueryGate } from '../src/clickhouse/gate.ts'
 import { createQueryRunner, readDeadlineMs } from '../src/clickhouse/run.ts'
+import type { Config } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
-import { listen, type RunningServer } from '../src/server.ts'
+import { listen } from '../src/server.ts'
 import { openTestRuntime, testApp, testConfig, type TestRuntime } from './helpers/runtime.ts'
 import { credentialHeaders, NOW, seedFixture, type FixtureClients } from './openapi-support.ts'
-import { StubClickHouse, proxyTo, type StubQuery } from './support/stub-clickhouse.ts'
+import { StubClickHouse, proxyTo, type ProxyAnswer, type StubQuery, type TextAnswer } from './support/stub-clickhouse.ts'
 
 const PASSWORD = 'ch-pass-7f3a9c1e5b'
 const QUERY_TIMEOUT_S = 1
@@ -29,64 +33,87 @@ const QUERY_TIMEOUT_S = 1
 let rt: TestRuntime
 let clients: FixtureClients
 let stub: StubClickHouse
-let client: ClickHouseClient
+let quarry: Quarry
 let gate: QueryGate
-let server: RunningServer
 let base: string
 const logLines: string[] = []
+const logger = createLogger('debug', { write: (line: string) => void logLines.push(line) })
 
 /** Statements the stub should treat as long-running, per test. */
 let slowWhen: (q: StubQuery) => boolean = () => false
+/** How the stub sends what the engine answered, per test. */
+let deliver: (q: StubQuery, answer: TextAnswer) => ProxyAnswer = (_q, answer) => answer
+
+interface Quarry {
+  base: string
+  gate: QueryGate
+  config: Config
+  close(): Promise<void>
+}
+
+/** Quarry as `serve` builds it for CLICKHOUSE_URL pointing at the stub, listening on loopback. */
+async function startQuarry(overrides: Record<string, string>): Promise<Quarry> {
+  const config = testConfig({
+    CLICKHOUSE_URL: stub.url,
+    CLICKHOUSE_PASSWORD: PASSWORD,
+    QUARRY_RATE_LIMIT: '1000000',
+    QUARRY_AUTH_FAILURE_LIMIT: '1000000',
+    ...overrides,
+  })
+  const client = createClient({ ...httpClientOptions(config, stub.url), log: { level: ClickHouseLogLevel.OFF } })
+  const quarryGate = createQueryGate({ concurrency: config.QUARRY_MAX_CONCURRENT_QUERIES, maxQueued: config.QUARRY_MAX_QUEUED_QUERIES })
+  const engine = httpEngine(client, config.CLICKHOUSE_DATABASE, config.QUARRY_STREAM_FIRST_BYTE_TIMEOUT_MS)
+  const runner = createQueryRunner(engine, quarryGate, logger)
+  const app = buildApp({ config, runner, logger, signingKey: rt.signingKey, now: () => NOW })
+  const server = await listen(app, '127.0.0.1', 0)
+  return {
+    base: `http://127.0.0.1:${server.port}`,
+    gate: quarryGate,
+    config,
+    async close() {
+      await server.shutdown(500)
+      await client.close()
+    },
+  }
+}
 
 beforeAll(async () => {
   rt = await openTestRuntime({ QUARRY_RATE_LIMIT: '1000000', QUARRY_AUTH_FAILURE_LIMIT: '1000000' })
   clients = await seedFixture(rt)
-  stub = await new StubClickHouse({
-    slow: (q) => slowWhen(q),
-    proxy: proxyTo(async (sql, params) => {
-      const result = await rt.engine.client.exec({ query: sql, query_params: params })
-      let text = ''
-      for await (const chunk of result.stream) text += chunk
-      return text
-    }),
-  }).start()
+  const fromEngine = proxyTo(async (sql, params) => {
+    const result = await rt.engine.client.exec({ query: sql, query_params: params })
+    let text = ''
+    for await (const chunk of result.stream) text += chunk
+    return text
+  })
+  stub = await new StubClickHouse({ slow: (q) => slowWhen(q), proxy: async (q) => deliver(q, await fromEngine(q)) }).start()
 
-  const config = testConfig({
-    CLICKHOUSE_URL: stub.url,
-    CLICKHOUSE_PASSWORD: PASSWORD,
+  quarry = await startQuarry({
     QUARRY_QUERY_TIMEOUT_S: String(QUERY_TIMEOUT_S),
-    QUARRY_RATE_LIMIT: '1000000',
-    QUARRY_AUTH_FAILURE_LIMIT: '1000000',
     // Every request asks the engine about its credentials, so an outage shows on the first query.
     QUARRY_AUTH_CACHE_TTL_S: '0',
     QUARRY_PROJECT_CACHE_TTL_S: '0',
   })
-  const options = httpClientOptions(config, stub.url)
+  gate = quarry.gate
+  base = quarry.base
   // The client's own socket timeout is for hour-long exports: it must not be what ends a read.
-  expect(options.request_timeout).toBeGreaterThan(3600_000)
-  client = createClient({ ...options, log: { level: ClickHouseLogLevel.OFF } })
-  gate = createQueryGate({ concurrency: config.QUARRY_MAX_CONCURRENT_QUERIES, maxQueued: config.QUARRY_MAX_QUEUED_QUERIES })
-  const logger = createLogger('debug', { write: (line: string) => void logLines.push(line) })
-  const runner = createQueryRunner(httpEngine(client, config.CLICKHOUSE_DATABASE), gate, logger)
-  const app = buildApp({ config, runner, logger, signingKey: rt.signingKey, now: () => NOW })
-  server = await listen(app, '127.0.0.1', 0)
-  base = `http://127.0.0.1:${server.port}`
+  expect(httpClientOptions(quarry.config, stub.url).request_timeout).toBeGreaterThan(3600_000)
 }, 120_000)
 
 afterAll(async () => {
-  await server?.shutdown(500)
-  await client?.close()
+  await quarry?.close()
   await stub?.close()
   await rt?.dispose()
 })
 
 beforeEach(async () => {
   slowWhen = () => false
+  deliver = (_q, answer) => answer
   await stub.setMode('serve')
 })
 
-const get = (path: string, init: RequestInit = {}) =>
-  fetch(`${base}${path}`, { ...init, headers: { ...credentialHeaders(clients.root), ...(init.headers as Record<string, string>) } })
+const get = (path: string, init: RequestInit = {}, origin = base) =>
+  fetch(`${origin}${path}`, { ...init, headers: { ...credentialHeaders(clients.root), ...(init.headers as Record<string, string>) } })
 
 async function until(condition: () => boolean, ms: number, what: string) {
   const deadline = Date.now() + ms
@@ -94,6 +121,21 @@ async function until(condition: () => boolean, ms: number, what: string) {
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 20))
   }
+}
+
+const isExportQuery = (q: StubQuery) => q.sql.includes('FORMAT JSONEachRow') && /FROM\s+events/i.test(q.sql) && !/count\(\)/i.test(q.sql)
+const isKillOf = (queryId: string) => (q: StubQuery) => /^\s*KILL\s+QUERY/i.test(q.sql) && q.params.id === queryId
+
+/** The engine's answer as a server streams it: its first line after `firstMs`, the rest `restMs` later. */
+function paced(answer: TextAnswer, firstMs: number, restMs: number): ProxyAnswer {
+  const cut = answer.body.indexOf('\n') + 1
+  async function* pieces() {
+    await sleep(firstMs)
+    yield answer.body.slice(0, cut)
+    await sleep(restMs)
+    yield answer.body.slice(cut)
+  }
+  return { ...answer, body: pieces() }
 }
 
 /** Routes that each reach the engine in a different way (rows, two queries, a stream). */
@@ -105,9 +147,10 @@ const ROUTES = [
   `/export/charts?projectId=alpha&series=${encodeURIComponent('[{"name":"screen_view"}]')}`,
 ]
 
-async function expectUnavailable(path: string, withinMs: number) {
+/** Returns how long the answer took. */
+async function expectUnavailable(path: string, withinMs: number, origin = base): Promise<number> {
   const started = performance.now()
-  const res = await get(path)
+  const res = await get(path, {}, origin)
   const elapsed = performance.now() - started
   const text = await res.text()
   expect(res.status, `${path}: ${text}`).toBe(503)
@@ -116,6 +159,7 @@ async function expectUnavailable(path: string, withinMs: number) {
   expect(res.headers.get('retry-after')).toBe('5')
   expect(elapsed, `${path} answered after ${Math.round(elapsed)} ms`).toBeLessThan(withinMs)
   expect(text).not.toContain(PASSWORD)
+  return elapsed
 }
 
 async function expectReady(ready: boolean) {
@@ -193,7 +237,6 @@ describe('engine faults: 503 engine_unavailable, /readyz 503, recovery on its ow
 
 describe('cancellation over HTTP', () => {
   const isMetricsQuery = (q: StubQuery) => /FROM\s+sessions/i.test(q.sql) && q.sql.includes('max_execution_time')
-  const isExportQuery = (q: StubQuery) => q.sql.includes('FORMAT JSONEachRow') && /FROM\s+events/i.test(q.sql) && !/count\(\)/i.test(q.sql)
 
   for (const [what, path, predicate] of [
     ['a dashboard query (runner.rows)', '/insights/alpha/metrics', isMetricsQuery],
@@ -232,6 +275,74 @@ describe('cancellation over HTTP', () => {
     expect(performance.now() - started).toBeLessThan(readDeadlineMs(QUERY_TIMEOUT_S))
     expect(stub.kills.length).toBe(killsBefore)
     expect(stub.running()).toEqual([])
+  })
+})
+
+describe('a streamed export over HTTP: a deadline for its first bytes', () => {
+  const FIRST_BYTES_MS = 300
+  const EXPORT_TIMEOUT_S = 20
+  const STREAM = '/export/events?projectId=alpha&format=ndjson'
+  // Well before the export's max_execution_time, and before the client's socket timeout beyond it.
+  const ANSWER_WITHIN_MS = FIRST_BYTES_MS + 1500
+  let timed: Quarry
+
+  beforeAll(async () => {
+    timed = await startQuarry({
+      QUARRY_STREAM_FIRST_BYTE_TIMEOUT_MS: String(FIRST_BYTES_MS),
+      QUARRY_EXPORT_TIMEOUT_S: String(EXPORT_TIMEOUT_S),
+    })
+    // Credentials and project are cached from here on, so the export's own query is the only one
+    // that meets a server gone silent.
+    const warm = await get('/export/events?projectId=alpha&limit=1', {}, timed.base)
+    expect(warm.status).toBe(200)
+    await warm.arrayBuffer()
+  })
+
+  afterAll(() => timed?.close())
+
+  /** The id of the export's query among what the stub received since `seen`. */
+  const exportQueryId = (seen: number) => {
+    const query = stub.received.slice(seen).find(isExportQuery)
+    expect(query).toBeDefined()
+    return query!.queryId
+  }
+
+  it('hang: 503 engine_unavailable with Retry-After once the deadline passes, not after max_execution_time; the query is killed by id', async () => {
+    await stub.setMode('hang')
+    const seen = stub.received.length
+    const elapsed = await expectUnavailable(STREAM, ANSWER_WITHIN_MS, timed.base)
+    expect(elapsed).toBeGreaterThanOrEqual(FIRST_BYTES_MS)
+    const queryId = exportQueryId(seen)
+    await until(() => stub.received.some(isKillOf(queryId)), 2000, 'KILL QUERY for the export')
+    await until(() => timed.gate.active + timed.gate.queued === 0, 2000, 'the gate slot to be released')
+  })
+
+  it('headers, then silence: the same 503 once the deadline passes, and a kill', async () => {
+    deliver = (q, answer) => (isExportQuery(q) ? paced(answer, FIRST_BYTES_MS * 3, 0) : answer)
+    const seen = stub.received.length
+    const killsBefore = stub.kills.length
+    const elapsed = await expectUnavailable(STREAM, ANSWER_WITHIN_MS, timed.base)
+    expect(elapsed).toBeGreaterThanOrEqual(FIRST_BYTES_MS)
+    const queryId = exportQueryId(seen)
+    await until(() => stub.kills.length > killsBefore, 2000, 'KILL QUERY for the export')
+    expect(stub.kills.slice(killsBefore)).toEqual([queryId])
+  })
+
+  it('a stream that has begun is not cut by the deadline, even pausing longer than it', async () => {
+    const embedded = testApp(rt, { now: () => NOW })
+    const direct = await (await embedded.request(STREAM, { headers: credentialHeaders(clients.root) })).text()
+    // The pause falls between the first line and the rest, so there must be a rest.
+    expect(direct.split('\n').filter(Boolean).length).toBeGreaterThan(1)
+    const pauseMs = FIRST_BYTES_MS * 3
+    deliver = (q, answer) => (isExportQuery(q) ? paced(answer, 0, pauseMs) : answer)
+    const killsBefore = stub.kills.length
+    const started = performance.now()
+    const res = await get(STREAM, {}, timed.base)
+    const text = await res.text()
+    expect(res.status, text).toBe(200)
+    expect(text).toBe(direct)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(pauseMs)
+    expect(stub.kills.length).toBe(killsBefore)
   })
 })
 

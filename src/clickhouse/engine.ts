@@ -3,8 +3,11 @@ import { Session } from 'chdb'
 import { createChdbConnection } from 'chdb/connection'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { ConfigError, type Config } from '../config.ts'
+import type { Readable } from 'node:stream'
+import { ConfigError, DEFAULT_STREAM_FIRST_BYTE_TIMEOUT_MS, type Config } from '../config.ts'
 import { CLUSTER_QUERY_SETTINGS, quote, registerCluster } from './cluster.ts'
+import { EngineUnavailableError } from './errors.ts'
+import { linkedSignal } from './signals.ts'
 
 export type EngineMode = 'embedded' | 'http'
 
@@ -51,6 +54,7 @@ type EngineConfig = Pick<
   | 'QUARRY_MAX_CONCURRENT_QUERIES'
   | 'QUARRY_QUERY_TIMEOUT_S'
   | 'QUARRY_EXPORT_TIMEOUT_S'
+  | 'QUARRY_STREAM_FIRST_BYTE_TIMEOUT_MS'
 >
 
 export async function openEngine(config: EngineConfig): Promise<Engine> {
@@ -108,23 +112,72 @@ async function openHttpEngine(config: EngineConfig, url: string): Promise<Engine
   }
   const client = createClient(httpClientOptions(config, url))
   if (cluster) registerCluster(client, { cluster, database })
-  return httpEngine(client, database)
+  return httpEngine(client, database, config.QUARRY_STREAM_FIRST_BYTE_TIMEOUT_MS)
 }
 
-/** An engine over an HTTP client whose database exists (tests build one for an unreachable server). */
-export function httpEngine(client: ClickHouseClient, database: string): Engine {
+/**
+ * Ends a response that has not begun within `ms`. The client stops listening to its abort signal
+ * once the headers are in, so from then until the first bytes the deadline destroys the body itself.
+ */
+function firstBytesDeadline(ms: number) {
+  const controller = new AbortController()
+  let body: Readable | undefined
+  const expire = () => body?.destroy(new Error(`no first bytes within ${ms} ms`))
+  const timer = setTimeout(() => {
+    controller.abort()
+    expire()
+  }, ms)
   return {
+    signal: controller.signal,
+    get expired() {
+      return controller.signal.aborted
+    },
+    watch(stream: Readable) {
+      body = stream
+      if (controller.signal.aborted) expire()
+    },
+    met: () => clearTimeout(timer),
+  }
+}
+
+/**
+ * An engine over an HTTP client whose database exists (tests build one for an unreachable server).
+ * A streamed export must begin within `firstByteTimeoutMs`; once it streams, only its
+ * max_execution_time bounds it.
+ */
+export function httpEngine(
+  client: ClickHouseClient,
+  database: string,
+  firstByteTimeoutMs = DEFAULT_STREAM_FIRST_BYTE_TIMEOUT_MS,
+): Engine {
+  const engine: Engine = {
     mode: 'http',
     database,
     client,
     async *streamRaw(req) {
-      const result = await client.exec({
-        query: req.sql,
-        query_params: req.params,
-        query_id: req.queryId,
-        abort_signal: req.signal,
-      })
-      for await (const chunk of result.stream) yield chunk as Uint8Array
+      const deadline = firstBytesDeadline(firstByteTimeoutMs)
+      const linked = linkedSignal([req.signal, deadline.signal])
+      try {
+        const result = await client.exec({
+          query: req.sql,
+          query_params: req.params,
+          query_id: req.queryId,
+          abort_signal: linked.signal,
+        })
+        deadline.watch(result.stream)
+        for await (const chunk of result.stream) {
+          deadline.met()
+          yield chunk as Uint8Array
+        }
+      } catch (err) {
+        if (!deadline.expired) throw err
+        // A silent server will hardly answer a kill: send it, but do not wait for it.
+        void engine.kill(req.queryId).catch(() => {})
+        throw new EngineUnavailableError(`a streamed query sent nothing within ${firstByteTimeoutMs} ms`)
+      } finally {
+        deadline.met()
+        linked.done()
+      }
     },
     async kill(queryId) {
       // Bounded: a server that does not answer the query will not answer this either.
@@ -136,6 +189,7 @@ export function httpEngine(client: ClickHouseClient, database: string): Engine {
     },
     close: () => client.close(),
   }
+  return engine
 }
 
 /**

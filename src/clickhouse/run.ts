@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { Engine } from './engine.ts'
 import { classifyEngineError, EngineQueryError, EngineUnavailableError, QueryTimeoutError } from './errors.ts'
 import type { QueryGate } from './gate.ts'
+import { linkedSignal } from './signals.ts'
 
 /** What one request's queries cost, summed; reported in Server-Timing and X-Quarry-Stats. */
 export interface QueryStats {
@@ -67,18 +68,6 @@ export function finalSql(stmt: Statement, opts: RunOptions, format: string, quer
  */
 export function readDeadlineMs(timeoutS: number): number {
   return Math.ceil(timeoutS * 1000 + Math.min(5000, Math.max(1000, timeoutS * 500)))
-}
-
-/** Aborts when any of the signals does; `done` detaches it from them. */
-function linkedSignal(signals: (AbortSignal | undefined)[]): { signal: AbortSignal; done(): void } {
-  const controller = new AbortController()
-  const present = signals.filter((s): s is AbortSignal => s !== undefined)
-  const onAbort = () => controller.abort()
-  for (const s of present) {
-    if (s.aborted) controller.abort()
-    else s.addEventListener('abort', onAbort, { once: true })
-  }
-  return { signal: controller.signal, done: () => present.forEach((s) => s.removeEventListener('abort', onAbort)) }
 }
 
 const LEADING_COMMENTS = /^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/

@@ -25,9 +25,13 @@ export interface StubQuery {
 
 export interface ProxyAnswer {
   status: number
-  body: string
+  /** Pieces of an iterable go out as they come, after the headers, as a server streams a result. */
+  body: string | AsyncIterable<string>
   headers?: Record<string, string>
 }
+
+/** An answer sent whole, as the engine gave it. */
+export type TextAnswer = ProxyAnswer & { body: string }
 
 export interface StubOptions {
   /** Serves every statement that is neither KILL, readiness nor slow. */
@@ -45,7 +49,7 @@ interface Running {
 const SUMMARY = JSON.stringify({ read_rows: '1', read_bytes: '1', written_rows: '0', written_bytes: '0', total_rows_to_read: '0', result_rows: '1', result_bytes: '0', elapsed_ns: '1000' })
 
 /** A ClickHouse error as the HTTP interface sends it; the client parses code and message from the body. */
-export function clickhouseError(code: number, name: string, message: string): ProxyAnswer {
+export function clickhouseError(code: number, name: string, message: string): TextAnswer {
   return {
     status: 500,
     body: `Code: ${code}. DB::Exception: ${message}. (${name}) (version 26.1.1.1 (official build))\n`,
@@ -167,7 +171,8 @@ export class StubClickHouse {
         'X-ClickHouse-Summary': SUMMARY,
         ...a.headers,
       })
-      res.end(a.body)
+      if (typeof a.body === 'string') res.end(a.body)
+      else void streamBody(res, a.body)
     }
 
     if (/^\s*KILL\s+QUERY/i.test(query.sql)) {
@@ -208,12 +213,21 @@ export class StubClickHouse {
   }
 }
 
+async function streamBody(res: ServerResponse, pieces: AsyncIterable<string>) {
+  res.flushHeaders()
+  for await (const piece of pieces) {
+    if (res.destroyed) return
+    res.write(piece)
+  }
+  res.end()
+}
+
 /**
  * Serves statements from a real engine: the SQL and the client-formatted parameters go to `exec`
  * unchanged (chDB binds a string parameter's text as the server would parse it).
  */
 export function proxyTo(exec: (sql: string, params: Record<string, string>) => Promise<string>) {
-  return async (q: StubQuery): Promise<ProxyAnswer> => {
+  return async (q: StubQuery): Promise<TextAnswer> => {
     try {
       return { status: 200, body: await exec(q.sql, q.params) }
     } catch (err) {
