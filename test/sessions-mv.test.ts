@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadMigrations } from '../src/clickhouse/migrate.ts'
 import { openTestRuntime, type TestRuntime } from './helpers/runtime.ts'
 
 // Hand-built events whose sessions arrive in several insert blocks, out of order, to check the
@@ -198,5 +199,23 @@ describe('the sessions materialized view', () => {
       { timeoutS: 10 },
     )
     expect(row!.n).toBe(0)
+  })
+})
+
+describe('the sessions layout migration (008)', () => {
+  it('derives again, from the events already stored, the rows the view derived as they arrived', async () => {
+    const migration = loadMigrations().find((m) => m.version === '008_sessions_by_attribute')!
+    for (const statement of migration.statements) await rt.engine.client.command({ query: statement })
+    const rows = await rt.runner.rows<Record<string, unknown>>(
+      { name: 'sessions', sql: `SELECT ${COLUMNS} FROM sessions FINAL WHERE project_id = 'mv' ORDER BY id`, params: {} },
+      { timeoutS: 10 },
+    )
+    expect(rows).toEqual([expectedSession(customFirst), expectedSession(long), expectedSession(single)])
+    const [partials] = await rt.runner.rows<{ n: number }>(
+      { name: 'partials', sql: "SELECT count() AS n FROM sessions WHERE project_id = 'mv'", params: {} },
+      { timeoutS: 10 },
+    )
+    // One insert: each session is one row again.
+    expect(partials!.n).toBe(3)
   })
 })

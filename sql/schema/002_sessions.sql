@@ -1,3 +1,4 @@
+-- Replaced by 008_sessions_by_attribute.sql; kept as the history that existing data directories applied.
 -- Sessions are derived from events inside ClickHouse, whatever loads the events. Each insert
 -- block contributes a partial row per session; AggregatingMergeTree combines them, and readers
 -- use FINAL so that a session split across inserts still reads as one row.

@@ -149,6 +149,9 @@ const FORMS: [RegExp, (sql: string, target: ClusterTarget, m: RegExpExecArray) =
   ],
   [new RegExp(`^ALTER\\s+TABLE\\s+${IDENT}\\s+([\\s\\S]+)$`, 'i'), (_sql, target, m) => alterTable(target, m)],
   [new RegExp(`^DROP\\s+(TABLE|VIEW)\\s+(IF\\s+EXISTS\\s+)?${IDENT}\\s*$`, 'i'), (_sql, target, m) => dropTable(target, m)],
+  // A backfill runs once, from one node, through the Distributed tables: it reads every shard and
+  // the sharding key puts each derived row where the view would have.
+  [new RegExp(`^INSERT\\s+INTO\\s+${IDENT}\\s+SELECT\\b`, 'i'), (sql) => [sql]],
 ]
 
 /**
