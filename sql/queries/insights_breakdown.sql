@@ -5,7 +5,7 @@ SELECT
   {{prefix}} AS prefix,
   nullIf({{column}}, '') AS name,
   count() AS sessions,
-  uniqExact(profile_id) AS visitors,
+  uniqExact(profile_key) AS visitors,
   sum(screen_view_count) AS pageviews,
   round(100 * countIf(is_bounce) / sessions, 2) AS bounce_rate,
   round(sum(duration) / sessions / 1000, 2) AS avg_session_duration,

@@ -3,6 +3,7 @@
 -- in full; with one 21-field tuple a breakdown by country read all 21 strings of every session
 -- (295 ms for the 1M-event demo against 8.6 ms without FINAL). Now a breakdown merges the few
 -- columns it reads. At equal first-event times each attribute takes its smallest value.
+-- The profile's pair also carries the hash of the id that visitor counts use (see profile_key).
 --
 -- min_age_to_force_merge_seconds: FINAL over a single part skips merging altogether (38 ms
 -- against 160 ms over two parts for the same rows), so once inserts pause for a minute the table
@@ -19,7 +20,7 @@ CREATE TABLE IF NOT EXISTS sessions (
   id String,
   created_at SimpleAggregateFunction(min, DateTime64(3, 'UTC')),
   ended_at SimpleAggregateFunction(max, DateTime64(3, 'UTC')),
-  first_profile_id SimpleAggregateFunction(min, Tuple(at DateTime64(3, 'UTC'), value String)),
+  first_profile_id SimpleAggregateFunction(min, Tuple(at DateTime64(3, 'UTC'), value String, hash UInt128)),
   first_device_id SimpleAggregateFunction(min, Tuple(at DateTime64(3, 'UTC'), value String)),
   first_referrer SimpleAggregateFunction(min, Tuple(at DateTime64(3, 'UTC'), value String)),
   first_referrer_name SimpleAggregateFunction(min, Tuple(at DateTime64(3, 'UTC'), value String)),
@@ -47,6 +48,9 @@ CREATE TABLE IF NOT EXISTS sessions (
   duration UInt64 ALIAS toUInt64(dateDiff('millisecond', created_at, ended_at)),
   is_bounce UInt8 ALIAS screen_view_count <= 1,
   profile_id String ALIAS tupleElement(first_profile_id, 'value'),
+  -- Visitors are counted over this key: uniqExact keeps a 128-bit SipHash of each string anyway,
+  -- and reading the stored hash instead of the string makes the count about 2.4x faster.
+  profile_key UInt128 ALIAS tupleElement(first_profile_id, 'hash'),
   device_id String ALIAS tupleElement(first_device_id, 'value'),
   referrer String ALIAS tupleElement(first_referrer, 'value'),
   referrer_name String ALIAS tupleElement(first_referrer_name, 'value'),
@@ -81,7 +85,7 @@ SELECT
   session_id AS id,
   min(t) AS created_at,
   max(t) AS ended_at,
-  min((t, profile_id)) AS first_profile_id,
+  min((t, profile_id, reinterpretAsUInt128(sipHash128(profile_id)))) AS first_profile_id,
   min((t, device_id)) AS first_device_id,
   min((t, referrer)) AS first_referrer,
   min((t, referrer_name)) AS first_referrer_name,
@@ -117,7 +121,7 @@ SELECT
   session_id AS id,
   min(t) AS created_at,
   max(t) AS ended_at,
-  min((t, profile_id)) AS first_profile_id,
+  min((t, profile_id, reinterpretAsUInt128(sipHash128(profile_id)))) AS first_profile_id,
   min((t, device_id)) AS first_device_id,
   min((t, referrer)) AS first_referrer,
   min((t, referrer_name)) AS first_referrer_name,
