@@ -89,3 +89,40 @@ describe('quarry serve on SIGINT', () => {
     expect(performance.now() - signalled).toBeLessThan(10_000)
   })
 })
+
+describe('quarry serve, response cache', () => {
+  async function twice(env: Record<string, string>) {
+    const port = await freePort()
+    const server = startQuarry(dir, ['serve'], { PORT: String(port), LOG_LEVEL: 'info', ...env })
+    const exited = finished(server)
+    await waitForStderr(server, '"listening"')
+    try {
+      // A closed window: its answer cannot change until new events arrive.
+      const url = `http://127.0.0.1:${port}/insights/shop/country?startDate=2020-01-01&endDate=2020-12-31`
+      const answers = []
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(url, { headers: credentials })
+        answers.push({ status: res.status, cache: res.headers.get('x-quarry-cache'), body: await res.text() })
+      }
+      return answers
+    } finally {
+      server.kill('SIGTERM')
+      await exited
+    }
+  }
+
+  it('is on by default: the second identical request is answered from it, byte for byte', async () => {
+    const [first, second] = await twice({})
+    expect([first!.status, first!.cache]).toEqual([200, 'miss'])
+    expect([second!.status, second!.cache]).toEqual([200, 'hit'])
+    expect(second!.body).toBe(first!.body)
+  })
+
+  it('is off with QUARRY_RESPONSE_CACHE_MB=0', async () => {
+    const answers = await twice({ QUARRY_RESPONSE_CACHE_MB: '0' })
+    expect(answers.map((a) => [a.status, a.cache])).toEqual([
+      [200, null],
+      [200, null],
+    ])
+  })
+})

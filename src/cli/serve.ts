@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module'
 import { buildApp } from '../app.ts'
 import { createClientRow } from '../auth/clients.ts'
+import { createResponseCache, eventsWatermark } from '../http/response-cache.ts'
 import { listProjects } from '../projects.ts'
 import type { Runtime } from '../runtime.ts'
 import { listen } from '../server.ts'
@@ -32,7 +33,13 @@ async function firstRun(rt: Runtime, baseUrl: string): Promise<void> {
 
 export async function serveCommand(rt: Runtime): Promise<void> {
   const { config, logger } = rt
-  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: PACKAGE_VERSION })
+  const responseCache =
+    config.QUARRY_RESPONSE_CACHE_MB > 0 &&
+    createResponseCache(
+      { now: () => new Date(), watermark: eventsWatermark(rt.runner, config.QUARRY_QUERY_TIMEOUT_S) },
+      { maxBytes: config.QUARRY_RESPONSE_CACHE_MB * 2 ** 20 },
+    )
+  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: PACKAGE_VERSION, responseCache })
   const host = config.HOST
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`
   await firstRun(rt, baseUrl)

@@ -8,6 +8,7 @@ export const EXPOSED_HEADERS = [
   'X-Quarry-Range',
   'X-Quarry-Timezone',
   'X-Quarry-Stats',
+  'X-Quarry-Cache',
   'Server-Timing',
   'RateLimit-Limit',
   'RateLimit-Remaining',

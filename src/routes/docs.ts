@@ -37,6 +37,7 @@ const SHARED_HEADERS = {
   'X-Request-Id': header('The request id: an incoming X-Request-Id when it is a plain token, otherwise a new one; also in error bodies and logs'),
   'Server-Timing': header('db;dur=<ms in ClickHouse>, total;dur=<ms>; when the request ran a query'),
   'X-Quarry-Stats': header('rows_read=<n>; bytes_read=<n>; queries=<n>; when the request ran a query'),
+  'X-Quarry-Cache': header('hit, miss, coalesced or bypass: what the response cache did (insights and charts, when QUARRY_RESPONSE_CACHE_MB > 0)'),
   'RateLimit-Limit': header('Requests allowed per window for this client; from authentication on'),
   'RateLimit-Remaining': header('Requests left in the current window'),
   'RateLimit-Reset': header('Seconds until the budget is full again'),
@@ -44,7 +45,7 @@ const SHARED_HEADERS = {
 }
 type SharedHeader = keyof typeof SHARED_HEADERS
 const SYSTEM_HEADERS: SharedHeader[] = ['X-Request-Id']
-const API_HEADERS: SharedHeader[] = ['X-Request-Id', 'Server-Timing', 'X-Quarry-Stats', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']
+const API_HEADERS: SharedHeader[] = ['X-Request-Id', 'Server-Timing', 'X-Quarry-Stats', 'X-Quarry-Cache', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']
 
 const errorResponse = (status: number) => ({
   description: STATUS_CODES[status] ?? 'Error',

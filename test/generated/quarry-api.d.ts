@@ -133,6 +133,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -152,6 +153,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -167,6 +169,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -182,6 +185,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -197,6 +201,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -212,6 +217,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -227,6 +233,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -243,6 +250,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -258,6 +266,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -274,6 +283,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -321,6 +331,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -340,6 +351,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -355,6 +367,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -370,6 +383,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -385,6 +399,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -400,6 +415,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -415,6 +431,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -431,6 +448,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -446,6 +464,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -462,6 +481,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -522,6 +542,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -545,6 +566,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -560,6 +582,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -575,6 +598,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -590,6 +614,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -605,6 +630,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -620,6 +646,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -636,6 +663,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -651,6 +679,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -667,6 +696,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -727,6 +757,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -750,6 +781,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -765,6 +797,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -780,6 +813,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -795,6 +829,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -810,6 +845,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -825,6 +861,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -841,6 +878,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -856,6 +894,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -872,6 +911,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -932,6 +972,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -955,6 +996,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -970,6 +1012,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -985,6 +1028,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1000,6 +1044,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1015,6 +1060,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1030,6 +1076,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1046,6 +1093,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1061,6 +1109,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1077,6 +1126,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1137,6 +1187,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1160,6 +1211,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1175,6 +1227,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1190,6 +1243,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1205,6 +1259,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1220,6 +1275,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1235,6 +1291,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1251,6 +1308,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1266,6 +1324,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1282,6 +1341,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1342,6 +1402,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1365,6 +1426,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1380,6 +1442,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1395,6 +1458,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1410,6 +1474,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1425,6 +1490,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1440,6 +1506,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1456,6 +1523,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1471,6 +1539,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1487,6 +1556,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1547,6 +1617,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1570,6 +1641,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1585,6 +1657,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1600,6 +1673,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1615,6 +1689,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1630,6 +1705,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1645,6 +1721,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1661,6 +1738,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1676,6 +1754,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1692,6 +1771,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1752,6 +1832,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1775,6 +1856,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1790,6 +1872,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1805,6 +1888,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1820,6 +1904,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1835,6 +1920,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1850,6 +1936,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1866,6 +1953,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1881,6 +1969,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1897,6 +1986,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1957,6 +2047,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1980,6 +2071,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1995,6 +2087,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2010,6 +2103,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2025,6 +2119,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2040,6 +2135,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2055,6 +2151,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2071,6 +2168,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2086,6 +2184,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2102,6 +2201,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2162,6 +2262,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2185,6 +2286,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2200,6 +2302,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2215,6 +2318,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2230,6 +2334,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2245,6 +2350,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2260,6 +2366,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2276,6 +2383,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2291,6 +2399,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2307,6 +2416,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2367,6 +2477,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2390,6 +2501,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2405,6 +2517,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2420,6 +2533,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2435,6 +2549,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2450,6 +2565,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2465,6 +2581,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2481,6 +2598,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2496,6 +2614,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2512,6 +2631,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2572,6 +2692,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2595,6 +2716,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2610,6 +2732,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2625,6 +2748,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2640,6 +2764,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2655,6 +2780,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2670,6 +2796,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2686,6 +2813,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2701,6 +2829,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2717,6 +2846,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2777,6 +2907,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2800,6 +2931,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2815,6 +2947,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2830,6 +2963,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2845,6 +2979,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2860,6 +2995,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2875,6 +3011,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2891,6 +3028,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2906,6 +3044,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2922,6 +3061,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2982,6 +3122,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3005,6 +3146,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3020,6 +3162,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3035,6 +3178,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3050,6 +3194,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3065,6 +3210,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3080,6 +3226,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3096,6 +3243,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3111,6 +3259,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3127,6 +3276,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3187,6 +3337,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3210,6 +3361,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3225,6 +3377,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3240,6 +3393,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3255,6 +3409,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3270,6 +3425,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3285,6 +3441,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3301,6 +3458,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3316,6 +3474,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3332,6 +3491,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3392,6 +3552,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3415,6 +3576,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3430,6 +3592,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3445,6 +3608,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3460,6 +3624,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3475,6 +3640,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3490,6 +3656,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3506,6 +3673,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3521,6 +3689,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3537,6 +3706,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3597,6 +3767,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3620,6 +3791,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3635,6 +3807,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3650,6 +3823,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3665,6 +3839,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3680,6 +3855,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3695,6 +3871,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3711,6 +3888,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3726,6 +3904,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3742,6 +3921,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3802,6 +3982,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3825,6 +4006,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3840,6 +4022,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3855,6 +4038,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3870,6 +4054,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3885,6 +4070,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3900,6 +4086,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3916,6 +4103,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3931,6 +4119,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3947,6 +4136,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4007,6 +4197,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4030,6 +4221,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4045,6 +4237,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4060,6 +4253,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4075,6 +4269,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4090,6 +4285,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4105,6 +4301,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4121,6 +4318,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4136,6 +4334,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4152,6 +4351,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4212,6 +4412,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4235,6 +4436,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4250,6 +4452,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4265,6 +4468,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4280,6 +4484,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4295,6 +4500,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4310,6 +4516,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4326,6 +4533,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4341,6 +4549,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4357,6 +4566,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4417,6 +4627,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4440,6 +4651,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4455,6 +4667,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4470,6 +4683,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4485,6 +4699,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4500,6 +4715,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4515,6 +4731,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4531,6 +4748,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4546,6 +4764,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4562,6 +4781,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4622,6 +4842,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4645,6 +4866,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4660,6 +4882,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4675,6 +4898,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4690,6 +4914,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4705,6 +4930,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4720,6 +4946,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4736,6 +4963,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4751,6 +4979,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4767,6 +4996,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4836,6 +5066,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4861,6 +5092,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4876,6 +5108,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4891,6 +5124,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4906,6 +5140,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4921,6 +5156,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4936,6 +5172,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4952,6 +5189,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4967,6 +5205,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4983,6 +5222,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5056,6 +5296,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5077,6 +5318,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5092,6 +5334,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5107,6 +5350,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5122,6 +5366,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5137,6 +5382,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5152,6 +5398,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5168,6 +5415,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5183,6 +5431,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5199,6 +5448,7 @@ export interface paths {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5424,6 +5674,8 @@ export interface components {
         "Server-Timing": string;
         /** @description rows_read=<n>; bytes_read=<n>; queries=<n>; when the request ran a query */
         "X-Quarry-Stats": string;
+        /** @description hit, miss, coalesced or bypass: what the response cache did (insights and charts, when QUARRY_RESPONSE_CACHE_MB > 0) */
+        "X-Quarry-Cache": string;
         /** @description Requests allowed per window for this client; from authentication on */
         "RateLimit-Limit": string;
         /** @description Requests left in the current window */
