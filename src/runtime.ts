@@ -4,6 +4,7 @@ import { createQueryGate, type QueryGate } from './clickhouse/gate.ts'
 import { migrate } from './clickhouse/migrate.ts'
 import { createQueryRunner, type QueryRunner } from './clickhouse/run.ts'
 import type { Config } from './config.ts'
+import { learnEngineTimezones } from './query/time-range.ts'
 import { loadSigningKey } from './signing-key.ts'
 
 /** The engine and everything that queries it, opened once per process. */
@@ -34,5 +35,10 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   })
   const runner = createQueryRunner(engine, gate, logger)
   const signingKey = await loadSigningKey(runner, config.QUARRY_SECRET)
+  const zones = await runner.rows<{ name: string }>(
+    { name: 'time_zones', sql: 'SELECT time_zone AS name FROM system.time_zones', params: {} },
+    { timeoutS: config.QUARRY_QUERY_TIMEOUT_S },
+  )
+  learnEngineTimezones(zones.map((z) => z.name))
   return { config, engine, gate, runner, logger, signingKey, close: () => engine.close() }
 }

@@ -104,13 +104,26 @@ export interface RangeInput {
   endDate?: string
 }
 
+/** The engine's own spelling of every zone it knows, by lower-cased name (see learnEngineTimezones). */
+const engineZones = new Map<string, string>()
+
+/**
+ * The zone names the engine accepts (system.time_zones), read once when the runtime opens. Intl
+ * cannot tell `Asia/Kolkata` from `Asia/kolkata` (both resolve to Asia/Calcutta), ClickHouse can.
+ */
+export function learnEngineTimezones(names: readonly string[]): void {
+  for (const name of names) engineZones.set(name.toLowerCase(), name)
+}
+
 /**
  * Intl (and so validation and luxon) accepts IANA names in any case, ClickHouse only in their own:
- * `europe/stockholm` or `utc` would pass validation and then fail the query. A name that differs
- * from Intl's spelling only by case takes that spelling; so does an alias written all in lower case
- * (`asia/kolkata`, `gmt`; every IANA name has a capital), which becomes the zone it links to.
+ * `europe/stockholm` or `Asia/kolkata` would pass validation and then fail the query. A name takes
+ * the engine's spelling of it; a name the engine does not know (or before it has been asked) takes
+ * Intl's resolution when it differs only by case or is written all in lower case.
  */
 export function timezoneSpelling(timezone: string): string {
+  const known = engineZones.get(timezone.toLowerCase())
+  if (known) return known
   try {
     const resolved = new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone
     const miscased = resolved.toLowerCase() === timezone.toLowerCase() || timezone === timezone.toLowerCase()
