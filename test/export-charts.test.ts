@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClientRow } from '../src/auth/clients.ts'
 import { createProject } from '../src/projects.ts'
 import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
+import type { EventRow as StoredEvent } from './helpers/event-row.ts'
 
 // Expected values are computed here, in plain TypeScript, from the rows this file inserts.
 
@@ -10,21 +11,11 @@ const TZ = 'Europe/Stockholm'
 const PROJECT = 'sthlm'
 const ORG = 'org-charts'
 
-interface EventRow {
-  id: string
-  name: string
-  device_id: string
-  profile_id: string
-  project_id: string
-  session_id: string
-  created_at: string
-  os: string
-  country: string
-  duration: number
-  revenue: number
-  longitude: number | null
-  properties: Record<string, string>
-}
+type EventRow = Pick<
+  StoredEvent,
+  'id' | 'name' | 'device_id' | 'profile_id' | 'project_id' | 'session_id' | 'created_at' | 'os'
+  | 'country' | 'duration' | 'revenue' | 'longitude' | 'properties'
+>
 
 /** Deterministic pseudo-random numbers (mulberry32). */
 function random(seed: number) {

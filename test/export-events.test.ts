@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClientRow } from '../src/auth/clients.ts'
 import { createProject } from '../src/projects.ts'
 import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
+import type { EventRow as StoredEvent } from './helpers/event-row.ts'
 
 // Expected values are computed here, in plain TypeScript, from the rows this file inserts.
 
@@ -16,38 +17,7 @@ const NOW = DateTime.fromISO('2026-03-10T12:00:00.000Z', { zone: 'UTC' })
 /** The default window starts 30 calendar days before now in the project's timezone (here 29 days 23 h: DST). */
 const DEFAULT_FROM = NOW.setZone(TZ).minus({ days: 30 })
 
-interface EventRow {
-  id: string
-  name: string
-  device_id: string
-  profile_id: string
-  project_id: string
-  session_id: string
-  created_at: string
-  path: string
-  origin: string
-  referrer: string
-  referrer_name: string
-  referrer_type: string
-  duration: number
-  revenue: number
-  properties: Record<string, string>
-  country: string
-  city: string
-  region: string
-  longitude: number | null
-  latitude: number | null
-  os: string
-  os_version: string
-  browser: string
-  browser_version: string
-  device: string
-  brand: string
-  model: string
-  sdk_name: string
-  sdk_version: string
-  imported_at: string | null
-}
+type EventRow = StoredEvent & { imported_at: string | null }
 
 interface ProfileRow {
   id: string

@@ -7,6 +7,7 @@ import { isDeepStrictEqual, promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AlreadySeededError, seedProject } from '../src/seed/seed.ts'
 import { openTestRuntime, type TestRuntime } from './helpers/runtime.ts'
+import type { EventRow as StoredEvent } from './helpers/event-row.ts'
 
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -17,31 +18,13 @@ const EVENTS = 40_000
 const HOUR = 3_600_000
 const parseTime = (s: string) => Date.parse(`${s.replace(' ', 'T')}Z`)
 
-interface EventRow {
-  session_id: string
-  name: string
-  created_at: string
-  device_id: string
-  profile_id: string
-  path: string
-  origin: string
-  referrer: string
-  referrer_name: string
-  referrer_type: string
-  revenue: number
-  duration: number
-  properties: Record<string, string>
-  country: string
-  region: string
-  city: string
-  device: string
-  brand: string
-  model: string
-  browser: string
-  browser_version: string
-  os: string
-  os_version: string
-}
+type EventRow = Pick<
+  StoredEvent,
+  'session_id' | 'name' | 'created_at' | 'device_id' | 'profile_id' | 'path' | 'origin'
+  | 'referrer' | 'referrer_name' | 'referrer_type' | 'revenue' | 'duration' | 'properties'
+  | 'country' | 'region' | 'city' | 'device' | 'brand' | 'model' | 'browser' | 'browser_version'
+  | 'os' | 'os_version'
+>
 
 /** What a session shares across its events: the attributes of its first event. */
 const SESSION_ATTRIBUTES = [
