@@ -4,6 +4,7 @@ import { createClientRow } from '../src/auth/clients.ts'
 import { createProject } from '../src/projects.ts'
 import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
 import type { EventRow as StoredEvent } from './helpers/event-row.ts'
+import { seededRandom } from './helpers/random.ts'
 
 // Expected values are computed here, in plain TypeScript, from the rows this file inserts.
 
@@ -16,18 +17,6 @@ type EventRow = Pick<
   'id' | 'name' | 'device_id' | 'profile_id' | 'project_id' | 'session_id' | 'created_at' | 'os'
   | 'country' | 'duration' | 'revenue' | 'longitude' | 'properties'
 >
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number) {
-  let a = seed
-  return () => {
-    a |= 0
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const local = (iso: string) => DateTime.fromISO(iso, { zone: TZ })
 const chInstant = (t: DateTime) => t.toUTC().toFormat('yyyy-LL-dd HH:mm:ss.SSS')
@@ -57,7 +46,7 @@ function addEvent(at: DateTime, fields: Partial<EventRow>) {
 }
 
 function generate() {
-  const rnd = random(42)
+  const rnd = seededRandom(42)
   const pick = <T>(list: readonly T[]) => list[Math.floor(rnd() * list.length)]!
   const names = ['screen_view', 'screen_view', 'click', 'purchase'] as const
   const oses = ['iOS', 'Android', 'Windows', 'Linux', 'macOS'] as const

@@ -6,6 +6,7 @@ import { createClientRow } from '../src/auth/clients.ts'
 import { createProject } from '../src/projects.ts'
 import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
 import type { EventRow as StoredEvent } from './helpers/event-row.ts'
+import { seededRandom } from './helpers/random.ts'
 
 // Expected values are computed here, in plain TypeScript, from the rows this file inserts.
 
@@ -39,18 +40,6 @@ interface MetaRow {
   color: string
   icon: string
   created_at: string
-}
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number) {
-  let a = seed
-  return () => {
-    a |= 0
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 const chInstant = (t: DateTime) => t.toUTC().toFormat('yyyy-LL-dd HH:mm:ss.SSS')
@@ -107,7 +96,7 @@ function event(at: DateTime, fields: Partial<EventRow> = {}): EventRow {
 }
 
 function generate() {
-  const rnd = random(7)
+  const rnd = seededRandom(7)
   const pick = <T>(list: readonly T[]) => list[Math.floor(rnd() * list.length)]!
   const names = ['screen_view', 'screen_view', 'click', 'purchase', 'signup'] as const
   const oses = ['iOS', 'Android', 'Windows', 'macOS'] as const

@@ -10,7 +10,7 @@ import { createLogger } from '../../src/log.ts'
 import { createProject } from '../../src/projects.ts'
 import { openRuntime, type Runtime } from '../../src/runtime.ts'
 import { buildEvents, NOW, PROJECTS } from '../fixtures/insights-data.ts'
-import { queryString, type Query, type Reply } from '../fixtures/insights-harness.ts'
+import { insertInBlocks, queryString, requestAs, type Query, type Reply } from '../fixtures/insights-harness.ts'
 import { Dataset } from '../fixtures/insights-model.ts'
 import { testApp, testConfig } from '../helpers/runtime.ts'
 import type { ServerInfo } from './clickhouse.ts'
@@ -77,23 +77,9 @@ export async function openServerInsights(suite: string): Promise<ServerInsights>
     }
     const root = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-1' })
     const events = buildEvents()
-    const blocks: (typeof events)[] = [[], [], []]
-    events.forEach((e, i) => blocks[(i * 7 + (i >> 3)) % 3]!.push(e))
-    for (const values of blocks) await rt.engine.client.insert({ table: 'events', values, format: 'JSONEachRow' })
+    await insertInBlocks(rt.engine.client, events)
     const app = testApp(rt, { now: () => NOW })
-    const fetch = async (url: string): Promise<Reply> => {
-      const res = await app.request(url, {
-        headers: { 'openpanel-client-id': root.id, 'openpanel-client-secret': root.secret },
-      })
-      const text = await res.text()
-      let body: unknown = text
-      try {
-        body = JSON.parse(text)
-      } catch {
-        // not JSON
-      }
-      return { status: res.status, body, headers: res.headers }
-    }
+    const fetch = (url: string): Promise<Reply> => requestAs(app, url, root)
     return {
       rt,
       data: new Dataset(events),
