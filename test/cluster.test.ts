@@ -1,8 +1,8 @@
 /**
  * Cluster mode's DDL, generated from the single-node schema files: every statement parses (the
  * embedded engine formats it), and engines, ON CLUSTER, Keeper paths, macros and sharding keys are
- * what the layout says. The sessions view's cluster form runs here over local tables, so its
- * rewrite is checked by what it computes, not only by its text.
+ * what the layout says. The views' cluster forms run here over local tables, so their rewrite
+ * is checked by what they compute, not only by its text.
  */
 import type { ClickHouseClient } from '@clickhouse/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -83,6 +83,7 @@ function engineOf(formatted: string): { name: string; args: string[] } {
 const REPLICATED: Record<string, { engine: string; path: string; extra: string[] }> = {
   events_local: { engine: 'ReplicatedMergeTree', path: SHARDED_PATH, extra: [] },
   sessions_local: { engine: 'ReplicatedAggregatingMergeTree', path: SHARDED_PATH, extra: [] },
+  session_timeline_local: { engine: 'ReplicatedMergeTree', path: SHARDED_PATH, extra: [] },
   projects: { engine: 'ReplicatedReplacingMergeTree', path: EVERYWHERE_PATH, extra: [] },
   clients: { engine: 'ReplicatedReplacingMergeTree', path: EVERYWHERE_PATH, extra: ['version'] },
   profiles: { engine: 'ReplicatedReplacingMergeTree', path: EVERYWHERE_PATH, extra: ['last_seen_at'] },
@@ -93,12 +94,13 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
 const DISTRIBUTED: Record<string, { local: string; key: string }> = {
   events: { local: 'events_local', key: 'cityHash64(project_id, session_id)' },
   sessions: { local: 'sessions_local', key: 'cityHash64(project_id, id)' },
+  session_timeline: { local: 'session_timeline_local', key: 'cityHash64(project_id, session_key)' },
 }
 
 describe('cluster DDL', () => {
   it('creates exactly the replicated, distributed and view objects of the layout, each ON CLUSTER', async () => {
     const objects = await generated()
-    expect([...objects.keys()].sort()).toEqual([...Object.keys(REPLICATED), ...Object.keys(DISTRIBUTED), 'sessions_mv'].sort())
+    expect([...objects.keys()].sort()).toEqual([...Object.keys(REPLICATED), ...Object.keys(DISTRIBUTED), 'sessions_mv', 'session_timeline_mv'].sort())
     for (const o of objects.values()) expect(o.formatted.split('\n')[0]).toContain(`${o.name} ON CLUSTER quarry_cluster`)
   })
 
@@ -139,25 +141,27 @@ describe('cluster DDL', () => {
     }
   })
 
-  it('points the sessions view at the local tables of its node', async () => {
-    const view = (await generated()).get('sessions_mv')!.formatted
-    expect(view.split('\n')[0]).toBe('CREATE MATERIALIZED VIEW IF NOT EXISTS sessions_mv ON CLUSTER quarry_cluster TO sessions_local')
-    expect(view).toMatch(/FROM events_local\n/)
-    expect(view).not.toMatch(/FROM events\b(?!_local)/)
+  it('points the views at the local tables of their node', async () => {
+    for (const [name, target] of [['sessions_mv', 'sessions_local'], ['session_timeline_mv', 'session_timeline_local']]) {
+      const view = (await generated()).get(name!)!.formatted
+      expect(view.split('\n')[0]).toBe(`CREATE MATERIALIZED VIEW IF NOT EXISTS ${name} ON CLUSTER quarry_cluster TO ${target}`)
+      expect(view).toMatch(/FROM events_local\b/)
+      expect(view).not.toMatch(/FROM events\b(?!_local)/)
+    }
   })
 
-  it("computes each node's sessions from its local events, as the single-node view does", async () => {
+  it("computes each node's sessions and timeline from its local events, as the single-node views do", async () => {
     // Built here as one node would build them, minus Keeper: the replicated engines become plain.
     const unreplicate = (sql: string) =>
       sql
         .replace(/ ON CLUSTER '[^']*'/, '')
         .replace(/Replicated(\w*)MergeTree\('[^']*', '[^']*'(?:, )?/, '$1MergeTree(')
-        .replace(/\bsessions_mv\b/, 'sessions_mv_node')
+        .replace(/\b(sessions_mv|session_timeline_mv)\b/, '$1_node')
     const client = rt.engine.client
     for (const statement of loadMigrations().flatMap((m) => m.statements)) {
       for (const sql of clusterStatements(statement, TARGET)) {
         if (/ENGINE = Distributed/.test(sql)) continue
-        if (!/\b(events_local|sessions_local)\b/.test(sql)) continue
+        if (!/\b(events_local|sessions_local|session_timeline_local)\b/.test(sql)) continue
         await client.command({ query: unreplicate(sql) })
       }
     }
@@ -184,6 +188,12 @@ describe('cluster DDL', () => {
       { id: 's1', screen_view_count: 2, event_count: 3, duration: 9500, is_bounce: 0, entry_path: '/a', exit_path: '/b' },
       { id: 's2', screen_view_count: 1, event_count: 1, duration: 0, is_bounce: 1, entry_path: '/c', exit_path: '/c' },
     ])
+    const timeline = await rt.runner.rows<{ path: string; is_view: boolean }>(
+      { name: 'session_timeline_local', sql: 'SELECT path, is_view FROM session_timeline_local ORDER BY created_at', params: {} },
+      { timeoutS: 10 },
+    )
+    const views = (e: (typeof events)[number]) => e.name === 'screen_view'
+    expect(timeline).toEqual(events.map((e) => ({ path: views(e) ? e.path : '', is_view: views(e) })))
   })
 })
 

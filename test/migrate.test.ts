@@ -40,7 +40,7 @@ describe('migrations', () => {
     expect(files.length).toBeGreaterThan(0)
     expect((await recorded()).map((r) => r.version)).toEqual(files)
     const names = (await tables()).map((t) => t.name)
-    for (const table of ['events', 'sessions', 'sessions_mv', 'projects', 'clients', 'profiles', 'event_meta', 'schema_migrations']) {
+    for (const table of ['events', 'sessions', 'sessions_mv', 'session_timeline', 'session_timeline_mv', 'projects', 'clients', 'profiles', 'event_meta', 'schema_migrations']) {
       expect(names).toContain(table)
     }
   })

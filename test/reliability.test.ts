@@ -215,9 +215,14 @@ describe('read-only', () => {
   })
 })
 
+// Fifty patterns, each tried on every view of the window before the pages are ranked.
+const HEAVY_FILTERS = [
+  { name: 'properties.__title', operator: 'regex', value: [...Array.from({ length: 49 }, (_, i) => `^(never|${i})+ [a-z]+$`), '.'] },
+]
+
 describe('cancellation on the embedded engine, watched in system.processes', () => {
   const heavy = [
-    ['a dashboard query', `/insights/${BIG}/pages?range=30d`],
+    ['a dashboard query', `/insights/${BIG}/pages?range=30d&filters=${encodeURIComponent(JSON.stringify(HEAVY_FILTERS))}`],
     ['a streamed export', `/export/events?projectId=${BIG}&format=csv&start=2024-05-01`],
   ] as const
 

@@ -137,6 +137,8 @@ const COLUMNS = Object.keys(expectedSession(single)).join(', ')
 
 let rt: TestRuntime
 
+const sessionless: Event = { ...base, name: 'screen_view', session_id: '', created_at: at(30), path: '/' }
+
 beforeAll(async () => {
   rt = await openTestRuntime()
   // Without merges each insert block stays a part of its own, so the split is really there to combine.
@@ -148,11 +150,7 @@ beforeAll(async () => {
       format: 'JSONEachRow',
     })
   }
-  await rt.engine.client.insert({
-    table: 'events',
-    values: [{ ...base, name: 'screen_view', session_id: '', created_at: at(30), path: '/', project_id: 'mv' }],
-    format: 'JSONEachRow',
-  })
+  await rt.engine.client.insert({ table: 'events', values: [{ ...sessionless, project_id: 'mv' }], format: 'JSONEachRow' })
 })
 
 afterAll(async () => {
@@ -201,5 +199,31 @@ describe('the sessions layout migration (008)', () => {
     )
     // One insert: each session is one row again.
     expect(partials!.n).toBe(new Set(blocks.flat().map((e) => e.session_id)).size)
+  })
+})
+
+describe('the session timeline (009)', () => {
+  // Every stored event once; only views carry their page.
+  const expected = [...blocks.flat(), sessionless]
+    .map((e) => ({ created_at: e.created_at, is_view: e.name === 'screen_view', path: e.name === 'screen_view' ? e.path : '' }))
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.path.localeCompare(b.path))
+  const timeline = () =>
+    rt.runner.rows<{ created_at: string; is_view: boolean; path: string }>(
+      {
+        name: 'timeline',
+        sql: "SELECT toString(created_at) AS created_at, is_view, path FROM session_timeline WHERE project_id = 'mv' ORDER BY created_at, path",
+        params: {},
+      },
+      { timeoutS: 10 },
+    )
+
+  it('receives every event once from the view, block by block', async () => {
+    expect(await timeline()).toEqual(expected)
+  })
+
+  it('holds every event once after its migration derives it again from the stored events', async () => {
+    const migration = loadMigrations().find((m) => m.version === '009_session_timeline')!
+    for (const statement of migration.statements) await rt.engine.client.command({ query: statement })
+    expect(await timeline()).toEqual(expected)
   })
 })

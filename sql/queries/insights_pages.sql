@@ -1,47 +1,34 @@
--- /insights/{projectId}/pages: screen views in the window, grouped by page.
+-- /insights/{projectId}/pages: screen views in the window, grouped by page, read from
+-- session_timeline (every event, session ids and profile ids as the 128-bit hashes uniqExact
+-- keeps for strings, so the counts are those of the ids).
 -- Time on page runs from a view to the next event of its session (which may fall after the
--- window); a view that is its session's last event has none and is left out of the mean.
+-- window); a view that is its session's last event has none and is left out of the mean. Events
+-- at equal times follow each other in id order.
 -- bounce_rate is over the sessions that started in the window and entered on the page. title is
 -- the most frequent non-empty `__title`, the alphabetically first among equally frequent ones.
 WITH
-  views AS (
-    SELECT id, origin, path, session_id, profile_id, properties['__title'] AS title
-    FROM events
-    WHERE project_id = {project:String} AND name = 'screen_view'
-      AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-      {{view_filters}}
-  ),
   ranked AS (
-    SELECT origin, path, uniqExact(session_id) AS sessions, uniqExact(profile_id) AS visitors, count() AS pageviews
-    FROM views
+    SELECT
+      origin,
+      path,
+      uniqExact(session_key) AS sessions,
+      uniqExact(profile_key) AS visitors,
+      count() AS pageviews,
+      sumMapIf([title], [toUInt64(1)], title != '') AS titles,
+      sumIf(dateDiff('millisecond', created_at, next_at), next_at IS NOT NULL) / nullIf(countIf(next_at IS NOT NULL), 0) / 1000 AS seconds
+    FROM (
+      SELECT id, created_at, is_view, origin, path, title, session_key, profile_key,
+        leadInFrame(toNullable(created_at)) OVER (
+          PARTITION BY session_key ORDER BY created_at, id ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING
+        ) AS next_at
+      FROM session_timeline
+      WHERE project_id = {project:String} AND created_at >= {from:DateTime64(3, 'UTC')}
+    )
+    WHERE is_view AND created_at < {to:DateTime64(3, 'UTC')}
+      {{view_filters}}
     GROUP BY origin, path
     ORDER BY sessions DESC, origin ASC, path ASC
     LIMIT {limit:UInt32} OFFSET {offset:UInt64}
-  ),
-  titles AS (
-    SELECT origin, path, argMin(title, (-n, title)) AS title
-    FROM (
-      SELECT origin, path, title, count() AS n
-      FROM views
-      WHERE title != '' AND (origin, path) IN (SELECT origin, path FROM ranked)
-      GROUP BY origin, path, title
-    )
-    GROUP BY origin, path
-  ),
-  time_on_page AS (
-    SELECT v.origin, v.path, avg(dateDiff('millisecond', n.created_at, n.next_at)) / 1000 AS seconds
-    FROM (
-      SELECT id, created_at,
-        leadInFrame(toNullable(created_at)) OVER (
-          PARTITION BY session_id ORDER BY created_at, id ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING
-        ) AS next_at
-      FROM events
-      WHERE project_id = {project:String} AND created_at >= {from:DateTime64(3, 'UTC')}
-        AND session_id IN (SELECT session_id FROM views WHERE (origin, path) IN (SELECT origin, path FROM ranked))
-    ) AS n
-    INNER JOIN views AS v ON v.id = n.id
-    WHERE n.next_at IS NOT NULL AND (v.origin, v.path) IN (SELECT origin, path FROM ranked)
-    GROUP BY v.origin, v.path
   ),
   entries AS (
     SELECT entry_origin AS origin, entry_path AS path, round(100 * countIf(is_bounce) / count(), 2) AS bounce_rate
@@ -54,14 +41,12 @@ WITH
 SELECT
   r.origin AS origin,
   r.path AS path,
-  ifNull(t.title, '') AS title,
+  arraySort((title, n) -> (-n, title), r.titles.1, r.titles.2)[1] AS title,
   r.sessions AS sessions,
   r.visitors AS visitors,
   r.pageviews AS pageviews,
   ifNull(e.bounce_rate, 0) AS bounce_rate,
-  round(ifNull(d.seconds, 0), 2) AS avg_duration
+  round(ifNull(r.seconds, 0), 2) AS avg_duration
 FROM ranked AS r
-LEFT JOIN titles AS t ON t.origin = r.origin AND t.path = r.path
 LEFT JOIN entries AS e ON e.origin = r.origin AND e.path = r.path
-LEFT JOIN time_on_page AS d ON d.origin = r.origin AND d.path = r.path
 ORDER BY sessions DESC, origin ASC, path ASC

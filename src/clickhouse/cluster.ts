@@ -3,11 +3,13 @@
  * statement for a ClickHouse cluster, so that there is one schema to maintain.
  *
  * Layout:
- * - `events` and `sessions` are sharded. Each node holds `<name>_local`, a Replicated*MergeTree
- *   replicated within its shard (`{shard}` in the Keeper path), and `<name>`, a Distributed table
- *   over the locals under the name the queries use. Both are sharded by project and session, so
- *   every event of a session lands on one shard: `sessions_mv` then runs on each node over the local
- *   events into the local sessions and sees whole sessions, exactly as on one server.
+ * - `events`, `sessions` and `session_timeline` are sharded. Each node holds `<name>_local`, a
+ *   Replicated*MergeTree replicated within its shard (`{shard}` in the Keeper path), and `<name>`, a
+ *   Distributed table over the locals under the name the queries use. Events and sessions are
+ *   sharded by project and session, so every event of a session lands on one shard: `sessions_mv`
+ *   then runs on each node over the local events into the local sessions and sees whole sessions,
+ *   exactly as on one server. `session_timeline_mv` likewise fills each node's timeline from its
+ *   own events.
  * - Every other table (projects, clients, profiles, event_meta, quarry_settings, schema_migrations)
  *   is small: it keeps its name and is replicated to every node (one Keeper path without the shard
  *   macro), so joins and lookups read a complete local copy.
@@ -22,12 +24,16 @@ export interface ClusterTarget {
 }
 
 /**
- * The sharded tables and their sharding keys. The two keys place a session's events and the
- * session's row on the same shard: sessions.id is events.session_id.
+ * The sharded tables and their sharding keys. The first two place a session's events and the
+ * session's row on the same shard: sessions.id is events.session_id. The timeline has only the
+ * hash of the session id, so its backfill places a session's rows by that; /pages computes time
+ * on page where the rows are gathered (window functions run on the initiator), so placement
+ * decides nothing but balance.
  */
 export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   events: 'cityHash64(project_id, session_id)',
   sessions: 'cityHash64(project_id, id)',
+  session_timeline: 'cityHash64(project_id, session_key)',
 }
 
 export const localName = (table: string): string => `${table}_local`
@@ -187,9 +193,9 @@ export const clusterOf = (client: object): ClusterTarget | undefined => targets.
  * query runs once over the whole cluster and its result is shipped to the shards. `local` (each
  * shard answers the subquery from its own rows) would be right for the session filters
  * (`id IN (SELECT session_id FROM events …)`: a session's events share its shard) but wrong for
- * subqueries that are not about one session: /pages ranks its top pages in a CTE and then measures
- * only those (each shard would rank its own), and the export's profileId filter collects the
- * profile's devices (whose events lie on many shards).
+ * subqueries that are not about one session: a filtered /pages keeps the timeline rows whose ids
+ * match in events (the two tables place a session's rows by different keys), and the export's
+ * profileId filter collects the profile's devices (whose events lie on many shards).
  *
  * `distributed_foreground_insert = 1`: an insert into a Distributed table returns once the rows
  * are on their shards, so a repeated import sees what the previous one wrote.

@@ -103,10 +103,16 @@ export function pagesStatement(req: PageRequest): Statement {
   const { params, ctx } = windowParams(req.projectId, req.range)
   params.values.limit = req.limit
   params.values.offset = req.offset
+  // session_timeline carries no event attributes: filters pick the matching views' ids in events.
+  const matching = compileFilters(req.filters, 'pageViews', params, ctx)
+  const viewFilters = matching
+    ? ` AND id IN (SELECT id FROM events WHERE project_id = ${ctx.project} AND name = 'screen_view'` +
+      ` AND created_at >= ${ctx.from} AND created_at < ${ctx.to}${matching})`
+    : ''
   return {
     name: 'insights_pages',
     sql: renderSql('insights_pages', {
-      view_filters: compileFilters(req.filters, 'pageViews', params, ctx),
+      view_filters: viewFilters,
       session_filters: compileFilters(req.filters, 'sessions', params, ctx),
     }),
     params: params.values,

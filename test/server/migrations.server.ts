@@ -29,6 +29,8 @@ describeServer('migrations on a server', () => {
       events: 'MergeTree',
       sessions: 'AggregatingMergeTree',
       sessions_mv: 'MaterializedView',
+      session_timeline: 'MergeTree',
+      session_timeline_mv: 'MaterializedView',
       projects: 'ReplacingMergeTree',
       clients: 'ReplacingMergeTree',
       profiles: 'ReplacingMergeTree',
