@@ -45,8 +45,9 @@ async function forcedMergesPending(rt: Runtime): Promise<number> {
 /**
  * Fresh parts read about twice as slowly as merged ones, so timing waits until ClickHouse's own
  * background merges are done: no merge running, no forced merge still to come, and the active
- * parts unchanged over three polls (two seconds apart). With `optimize`, OPTIMIZE … FINAL merges each partition into one part
- * first — faster, but a state a live system rarely reaches; the report says which was used.
+ * parts unchanged over three polls (two seconds apart). With `optimize`, OPTIMIZE … FINAL merges
+ * each partition into one part first — faster, but a state a live system rarely reaches; the
+ * report says which was used.
  */
 export async function settle(rt: Runtime, opts: { optimize: boolean; maxWaitS: number; tables: string[] }): Promise<SettleReport> {
   const started = performance.now()
