@@ -122,6 +122,20 @@ function spyRunner(inner: QueryRunner, calls: Call[]): QueryRunner {
 
 const LOOKUPS = new Set(['client_by_id', 'project_by_id'])
 
+/** A runner whose route queries wait until released; the credential and project lookups do not. */
+function heldRunner(): { runner: QueryRunner; release: () => void } {
+  let release: () => void = () => {}
+  const held = new Promise<void>((r) => (release = r))
+  const runner: QueryRunner = {
+    ...rt.runner,
+    rows: async (stmt, opts) => {
+      if (!LOOKUPS.has(stmt.name)) await held
+      return rt.runner.rows(stmt, opts)
+    },
+  }
+  return { runner, release }
+}
+
 describe('time limits', () => {
   it('every statement of every route carries max_execution_time: dashboard and page limits for reads, the export limit for streams, both configurable', async () => {
     const calls: Call[] = []
@@ -350,16 +364,7 @@ describe('admission control', () => {
   })
 
   it('requests in progress are capped before any work: past 2 × (slots + queue) a 503 overloaded at once, /healthz exempt', async () => {
-    let release: () => void = () => {}
-    const held = new Promise<void>((r) => (release = r))
-    // Route queries wait until released; the credential and project lookups do not.
-    const blocking: QueryRunner = {
-      ...rt.runner,
-      rows: async (stmt, opts) => {
-        if (!LOOKUPS.has(stmt.name)) await held
-        return rt.runner.rows(stmt, opts)
-      },
-    }
+    const { runner: blocking, release } = heldRunner()
     const config = { ...rt.config, QUARRY_MAX_CONCURRENT_QUERIES: 1, QUARRY_MAX_QUEUED_QUERIES: 1 }
     expect(admissionLimit(config)).toBe(4)
     const app = testApp(rt, { now: () => NOW, config, runner: blocking })
@@ -406,15 +411,7 @@ describe('admission control', () => {
 
 describe('graceful shutdown of the HTTP server', () => {
   it('lets the response in flight finish, closes its kept-alive connection after it, serves nothing new, and resolves as soon as it is done', async () => {
-    let release: () => void = () => {}
-    const held = new Promise<void>((r) => (release = r))
-    const blocking: QueryRunner = {
-      ...rt.runner,
-      rows: async (stmt, opts) => {
-        if (!LOOKUPS.has(stmt.name)) await held
-        return rt.runner.rows(stmt, opts)
-      },
-    }
+    const { runner: blocking, release } = heldRunner()
     const running = await listen(testApp(rt, { now: () => NOW, runner: blocking }), '127.0.0.1', 0)
     const auth = Object.entries(credentialHeaders(clients.root)).map(([k, v]) => `${k}: ${v}\r\n`).join('')
     const socket = connect(running.port, '127.0.0.1')

@@ -136,6 +136,23 @@ class Tally {
     this.count++
     this.sum += BigInt(n)
   }
+
+  /** What the chaos record keeps of this tally against the rows that were there before the writer. */
+  figures(expected: { count: number; sum: bigint }) {
+    return {
+      matching_pre_existing: expected.count,
+      returned_pre_existing: this.count,
+      duplicates: this.duplicates,
+      checksum_matches: this.sum === expected.sum,
+    }
+  }
+
+  expectEveryPreExistingOnce(expected: { count: number; sum: bigint }) {
+    expect(this.foreign).toEqual([])
+    expect(this.duplicates).toBe(0)
+    expect(this.count).toBe(expected.count)
+    expect(this.sum).toBe(expected.sum)
+  }
 }
 
 const query = `projectId=${PROJECT}&event=screen_view&start=${encodeURIComponent(START)}&end=${encodeURIComponent(END)}`
@@ -161,19 +178,13 @@ describe('exports of a million events while inserts run', () => {
     recordChaos('export_integrity_cursor_walk', {
       command: 'npm run test:chaos (test/chaos/export-integrity.chaos.ts)',
       events: ROWS,
-      matching_pre_existing: expected.count,
       pages: pages,
-      returned_pre_existing: tally.count,
-      duplicates: tally.duplicates,
-      checksum_matches: tally.sum === expected.sum,
+      ...tally.figures(expected),
       rows_inserted_meanwhile: wrote.rows,
       seconds: Math.round(seconds * 10) / 10,
     })
     expect(wrote.batches).toBeGreaterThan(10)
-    expect(tally.foreign).toEqual([])
-    expect(tally.duplicates).toBe(0)
-    expect(tally.count).toBe(expected.count)
-    expect(tally.sum).toBe(expected.sum)
+    tally.expectEveryPreExistingOnce(expected)
   }, 600_000)
 
   it('a streamed NDJSON export returns every pre-existing matching event exactly once', async () => {
@@ -200,17 +211,11 @@ describe('exports of a million events while inserts run', () => {
     recordChaos('export_integrity_stream', {
       command: 'npm run test:chaos (test/chaos/export-integrity.chaos.ts)',
       events: ROWS,
-      matching_pre_existing: expected.count,
-      returned_pre_existing: tally.count,
-      duplicates: tally.duplicates,
-      checksum_matches: tally.sum === expected.sum,
+      ...tally.figures(expected),
       rows_inserted_meanwhile: wrote.rows,
       seconds: Math.round(((performance.now() - started) / 1000) * 10) / 10,
     })
     expect(wrote.batches).toBeGreaterThan(3)
-    expect(tally.foreign).toEqual([])
-    expect(tally.duplicates).toBe(0)
-    expect(tally.count).toBe(expected.count)
-    expect(tally.sum).toBe(expected.sum)
+    tally.expectEveryPreExistingOnce(expected)
   }, 300_000)
 })
