@@ -4,7 +4,7 @@
  * throughput at concurrency 32 (warm cache, uncached, cold stampede) and export throughput.
  * See benchmarks/README.md.
  *
- *   npm run bench        -- --preset 10m [--dir D] [--requests 200] [--budget-s 60] [--optimize]
+ *   npm run bench        -- --preset 10m [--dir D] [--requests 200] [--min-requests 200] [--budget-s 60] [--optimize]
  *   npm run bench:quick  (30d only, fewer requests, shorter load phases, 1M-row export; < 10 min)
  */
 import { spawn } from 'node:child_process'
@@ -20,12 +20,13 @@ import { configSchema } from '../src/config.ts'
 import { createResponseCache, eventsWatermark } from '../src/http/response-cache.ts'
 import { createLogger } from '../src/log.ts'
 import { createProject, findProject } from '../src/projects.ts'
-import { DIMENSIONS, findDimension } from '../src/query/dimensions.ts'
+import { DIMENSIONS } from '../src/query/dimensions.ts'
 import { openRuntime, type Runtime } from '../src/runtime.ts'
 import { PRESETS, presetPlan, seedPlan, type PresetName } from '../src/seed/presets.ts'
 import { listen } from '../src/server.ts'
 import { agent, get } from './lib/http.mjs'
-import { buildPeer, peerBreakdown, peerMetrics, PEER_PREFIX, type PeerStatement } from './lib/peer.ts'
+import { runBare } from './lib/bare.ts'
+import { buildPeer, peerFor, type PeerStatement } from './lib/peer.ts'
 import { writeReport } from './lib/report.ts'
 import { settle } from './lib/settle.ts'
 import { round, summarize, quantile, type Summary } from './lib/stats.ts'
@@ -61,7 +62,7 @@ const preset = args.preset as PresetName
 if (!Object.hasOwn(PRESETS, preset)) throw new Error(`--preset must be one of ${Object.keys(PRESETS).join(', ')}`)
 const num = (v: string | undefined, fallback: number) => (v === undefined ? fallback : Number(v))
 const REQUESTS = num(args.requests, quick ? 25 : 200)
-const MIN_REQUESTS = num(args['min-requests'], quick ? 5 : 20)
+const MIN_REQUESTS = num(args['min-requests'], quick ? 5 : 200)
 const BUDGET_S = num(args['budget-s'], quick ? 5 : 60)
 const WINDOWS = (args.windows ?? (quick ? '30d' : '7d,30d,90d')).split(',') as WindowName[]
 const CONCURRENCY = num(args.concurrency, 32)
@@ -209,28 +210,6 @@ async function explain(path: string): Promise<Explained> {
   return r.body as Explained
 }
 
-/** The same statements as the route, in process, straight on the engine's client (no gate, no HTTP). */
-async function runBare(statements: PeerStatement[]): Promise<number> {
-  const started = performance.now()
-  await Promise.all(
-    statements.map(async (s) => {
-      const result = await rt.engine.client.exec({ query: s.sql, query_params: s.params })
-      for await (const _ of result.stream) {
-        // drained
-      }
-    }),
-  )
-  return performance.now() - started
-}
-
-function peerFor(endpoint: string, project: string, ex: Explained): PeerStatement[] | undefined {
-  const w = { project, from: String(ex.params.from), to: String(ex.params.to) }
-  if (endpoint === 'metrics') return peerMetrics(w)
-  const dimension = findDimension(endpoint)
-  if (dimension && (dimension.filterable || PEER_PREFIX[dimension.name])) return peerBreakdown(dimension, w)
-  return undefined
-}
-
 export interface LatencyCell {
   role: 'M' | 'L'
   project: string
@@ -254,7 +233,7 @@ export interface LatencyCell {
 async function measureCell(role: 'M' | 'L', project: string, window: WindowName | '-', endpoint: string, path: string, note?: string): Promise<LatencyCell> {
   const ex = await explain(path)
   const bareStatements = ex.sql.map((sql) => ({ sql, params: ex.params }))
-  const peer = peerFor(endpoint, project, ex)
+  const peer = peerFor(endpoint, project, ex.params)
   const http: number[] = []
   const db: number[] = []
   const bare: number[] = []
@@ -283,12 +262,12 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
         }
       },
       async () => {
-        b = await runBare(bareStatements)
+        b = await runBare(rt, bareStatements)
         if (i >= 2) bare.push(b)
       },
     ]
     if (peer) steps.push(async () => {
-      const p = await runBare(peer)
+      const p = await runBare(rt, peer)
       if (i >= 2) peerMs.push(p)
     })
     for (let k = 0; k < steps.length && !failure; k++) await steps[(i + k) % steps.length]!()

@@ -1,21 +1,23 @@
 /**
- * Where the time of the sessions-based endpoints goes, and what another layout of `sessions`
- * would buy — measured on a bench data directory, without changing Quarry's schema.
+ * What other layouts of `sessions` would buy: the levers "projections" and "codecs", and the bound
+ * of a time-sorted table. (LowCardinality cannot be had here: the engine refuses a
+ * SimpleAggregateFunction(min, Tuple(at, value LowCardinality(String))) column, because min over
+ * that tuple returns Tuple(at, value String).) Measured on a bench data directory
+ * without changing Quarry's schema: each candidate is a copy of `quarry.sessions` (the same rows,
+ * merged to one part like Quarry's) in the scratch database `bench_exp`, asked Quarry's own
+ * breakdown and /metrics statements. Every candidate is checked to answer exactly what Quarry
+ * answers before it is timed; runs are interleaved.
  *
- *   npx tsx benchmarks/experiments/sessions-layout.ts --dir /path/to/10m [--project p001] [--days 30] [--runs 15]
+ *   npx tsx benchmarks/experiments/sessions-layout.ts --dir D [--project p001] [--days 30] [--runs 15] [--dimension country] [--rebuild]
  *
- * Candidates are built in a scratch database `bench_exp` of that directory from the same events:
- *   attr_min  AggregatingMergeTree ORDER BY (project_id, id) like `sessions`, but each first-event
- *             attribute is its own SimpleAggregateFunction(min, Tuple(at, value)) column instead of
- *             one 21-field tuple — exact and additive like today, a breakdown reads one narrow column.
- *   flat      one row per session (a finished snapshot of sessions FINAL), MergeTree
- *             ORDER BY (project_id, created_at): the upper bound of what a time-sorted, merge-free
- *             layout gives — it cannot be maintained exactly by a materialized view, so it is a bound,
- *             not a proposal.
- * Every candidate query is checked to return the same rows as Quarry's before it is timed.
+ *   by_start  + a projection ordered by (project_id, created_at), read without FINAL. Exact only
+ *             while the table is one part: a table that takes inserts always has fresh parts.
+ *   zstd      every stored column compressed with ZSTD(1) instead of LZ4.
+ *   flat      one row per session, a MergeTree ordered by (project_id, created_at), no FINAL: the
+ *             bound of any time-sorted layout. No view can keep it exact; it is a snapshot.
  */
-import { parseArgs } from 'node:util'
 import { loadavg } from 'node:os'
+import { parseArgs } from 'node:util'
 import { configSchema } from '../../src/config.ts'
 import { createLogger } from '../../src/log.ts'
 import { findDimension } from '../../src/query/dimensions.ts'
@@ -47,38 +49,36 @@ async function exec(sql: string, params: Record<string, unknown> = {}): Promise<
   return { ms: performance.now() - started, text }
 }
 const command = (sql: string) => client.command({ query: sql })
-const rows = async (sql: string) => (await exec(`${sql} FORMAT JSONEachRow`)).text.split('\n').filter(Boolean).map((l) => JSON.parse(l))
+const rows = async <T>(sql: string, params: Record<string, unknown> = {}): Promise<T[]> =>
+  (await exec(`${sql} FORMAT JSONEachRow`, params)).text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as T)
 
-const ATTRS = ['profile_id', 'device_id', 'referrer', 'referrer_name', 'referrer_type', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content',
-  'country', 'region', 'city', 'device', 'brand', 'model', 'browser', 'browser_version', 'os', 'os_version']
+const COPIES = ['by_start', 'zstd'] as const
 
-async function build() {
+async function build(): Promise<void> {
   await command('CREATE DATABASE IF NOT EXISTS bench_exp')
-  const [{ n: have }] = await rows("SELECT count() AS n FROM system.tables WHERE database = 'bench_exp' AND name IN ('attr_min', 'flat')")
-  if (have === 2 && !values.rebuild) return
-  await command('DROP TABLE IF EXISTS bench_exp.attr_min')
+  const have = await rows<{ name: string }>("SELECT name FROM system.tables WHERE database = 'bench_exp'")
+  if ([...COPIES, 'flat'].every((t) => have.some((h) => h.name === t)) && !values.rebuild) return
+  const stored = await rows<{ name: string; type: string }>(
+    "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'sessions' AND default_kind != 'ALIAS' ORDER BY position",
+  )
+  for (const copy of COPIES) {
+    await command(`DROP TABLE IF EXISTS bench_exp.${copy}`)
+    await command(`CREATE TABLE bench_exp.${copy} AS sessions`)
+  }
+  await command("ALTER TABLE bench_exp.by_start MODIFY SETTING deduplicate_merge_projection_mode = 'rebuild'")
+  await command('ALTER TABLE bench_exp.by_start ADD PROJECTION by_start (SELECT * ORDER BY project_id, created_at)')
+  for (const c of stored) await command(`ALTER TABLE bench_exp.zstd MODIFY COLUMN ${c.name} ${c.type} CODEC(ZSTD(1))`)
+  for (const copy of COPIES) {
+    await command(`INSERT INTO bench_exp.${copy} SELECT * FROM sessions SETTINGS max_insert_threads = 2`)
+    await command(`OPTIMIZE TABLE bench_exp.${copy} FINAL`)
+  }
   await command('DROP TABLE IF EXISTS bench_exp.flat')
-  await command(`CREATE TABLE bench_exp.attr_min (
-    project_id String, id String,
-    created_at SimpleAggregateFunction(min, DateTime64(3, 'UTC')),
-    ended_at SimpleAggregateFunction(max, DateTime64(3, 'UTC')),
-    ${ATTRS.map((a) => `${a}_first SimpleAggregateFunction(min, Tuple(DateTime64(3, 'UTC'), String))`).join(',\n    ')},
-    entry SimpleAggregateFunction(min, Tuple(at DateTime64(3, 'UTC'), origin String, path String)),
-    exit SimpleAggregateFunction(max, Tuple(at DateTime64(3, 'UTC'), origin String, path String)),
-    screen_view_count SimpleAggregateFunction(sum, UInt64),
-    event_count SimpleAggregateFunction(sum, UInt64),
-    revenue SimpleAggregateFunction(sum, UInt64)
-  ) ENGINE = AggregatingMergeTree ORDER BY (project_id, id)`)
-  // Filled from sessions' own rows, so it holds exactly the same partial states (no new aggregation).
-  await command(`INSERT INTO bench_exp.attr_min SELECT project_id, id, created_at, ended_at,
-    ${ATTRS.map((a) => `(first.at, tupleElement(first, '${a}'))`).join(', ')},
-    entry, exit, screen_view_count, event_count, revenue FROM quarry.sessions SETTINGS max_insert_threads = 2`)
   await command(`CREATE TABLE bench_exp.flat ENGINE = MergeTree ORDER BY (project_id, created_at) AS
     SELECT project_id, id, CAST(created_at AS DateTime64(3, 'UTC')) AS created_at, CAST(ended_at AS DateTime64(3, 'UTC')) AS ended_at,
-      duration, is_bounce, toUInt64(screen_view_count) AS screen_view_count, toUInt64(event_count) AS event_count, toUInt64(revenue) AS revenue,
-      ${ATTRS.join(', ')}, entry_origin, entry_path, exit_origin, exit_path
-    FROM quarry.sessions FINAL`)
-  await command('OPTIMIZE TABLE bench_exp.attr_min FINAL')
+      duration, is_bounce, profile_key, toUInt64(screen_view_count) AS screen_view_count, toUInt64(revenue) AS revenue,
+      ${stored.filter((c) => c.name.startsWith('first_') && c.name !== 'first_profile_id').map((c) => `${c.name.slice('first_'.length)}`).join(', ')},
+      entry_origin, entry_path, exit_origin, exit_path
+    FROM sessions FINAL`)
 }
 
 const started = performance.now()
@@ -86,44 +86,40 @@ await build()
 const buildS = round((performance.now() - started) / 1000, 1)
 
 const project = values.project!
-const dimension = findDimension(values.dimension!)!
-const end = new Date((await rows(`SELECT toUnixTimestamp64Milli(max(created_at)) AS t FROM events WHERE project_id = '${project.replace(/'/g, '')}'`))[0].t)
-const range = resolveRange({ startDate: new Date(end.getTime() - Number(values.days) * 86_400_000).toISOString().slice(0, 10), endDate: end.toISOString().slice(0, 10) }, 'UTC', end, '30d')
-const stmt = breakdownStatement(dimension, { projectId: project, range, filters: [], limit: 11, offset: 0 })
+const dimension = findDimension(values.dimension!)
+if (!dimension) throw new Error(`unknown dimension ${values.dimension}`)
+const [last] = await rows<{ t: number }>('SELECT toUnixTimestamp64Milli(max(created_at)) AS t FROM events WHERE project_id = {p:String}', { p: project })
+const end = new Date(Number(last!.t))
+const day = (offset: number) => new Date(end.getTime() - offset * 86_400_000).toISOString().slice(0, 10)
+const range = resolveRange({ startDate: day(Number(values.days)), endDate: day(0) }, 'UTC', end, '30d')
+const breakdown = breakdownStatement(dimension, { projectId: project, range, filters: [], limit: 11, offset: 0 })
 const metrics = metricsStatement({ projectId: project, range, interval: 'day', filters: [] })
-const base = (sql: string) => `${sql}\nSETTINGS output_format_json_quote_64bit_integers = 0\nFORMAT JSONEachRow`
+const final = (sql: string) => `${sql}\nSETTINGS output_format_json_quote_64bit_integers = 0\nFORMAT JSONEachRow`
+const on = (sql: string, table: string) => final(sql.replaceAll('FROM sessions FINAL', `FROM ${table}`))
 
-const col = dimension.column
-const attrValue = (table: string) => (table === 'attr_min' ? (a: string) => `tupleElement(${a}_first, 2)` : (a: string) => a)
-function breakdownOn(table: 'attr_min' | 'flat'): string {
-  const v = attrValue(table)
-  const from = table === 'attr_min' ? 'bench_exp.attr_min FINAL' : 'bench_exp.flat'
-  const duration = table === 'attr_min' ? "toUInt64(dateDiff('millisecond', created_at, ended_at))" : 'duration'
-  const bounce = table === 'attr_min' ? 'screen_view_count <= 1' : 'is_bounce'
-  return base(`SELECT ${dimension.prefix ? `nullIf(${v(dimension.prefix)}, '')` : 'NULL'} AS prefix, nullIf(${v(col)}, '') AS name,
-      count() AS sessions, uniqExact(${v('profile_id')}) AS visitors, sum(screen_view_count) AS pageviews,
-      round(100 * countIf(${bounce}) / sessions, 2) AS bounce_rate, round(sum(${duration}) / sessions / 1000, 2) AS avg_session_duration,
-      sum(revenue) AS revenue
-    FROM ${from}
-    WHERE project_id = {project:String} AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-    GROUP BY prefix, name ORDER BY sessions DESC, prefix ASC NULLS LAST, name ASC NULLS LAST LIMIT {limit:UInt32} OFFSET {offset:UInt64}`)
+interface Case {
+  name: string
+  sql: string
+  params: Record<string, unknown>
+  reference: string
+}
+const cases: Case[] = []
+for (const [label, stmt] of [[dimension.name, breakdown], ['/metrics', metrics]] as const) {
+  const reference = `${label}: Quarry (sessions FINAL)`
+  cases.push({ name: reference, sql: final(stmt.sql), params: stmt.params, reference })
+  cases.push({ name: `${label}: by_start (projection, no FINAL)`, sql: on(stmt.sql, 'bench_exp.by_start'), params: stmt.params, reference })
+  cases.push({ name: `${label}: zstd (FINAL)`, sql: on(stmt.sql, 'bench_exp.zstd FINAL'), params: stmt.params, reference })
+  // flat has plain columns under the names Quarry's aliases give them, so the same SQL reads it.
+  cases.push({ name: `${label}: flat, time-sorted snapshot (bound)`, sql: on(stmt.sql, 'bench_exp.flat'), params: stmt.params, reference })
 }
 
-const cases: { name: string; sql: string; params: Record<string, unknown>; same?: string }[] = [
-  { name: `Quarry ${dimension.name} breakdown (sessions FINAL)`, sql: base(stmt.sql), params: stmt.params },
-  { name: '  same, without FINAL (wrong when a session has several rows)', sql: base(stmt.sql.replace('FROM sessions FINAL', 'FROM sessions')), params: stmt.params },
-  { name: '  only counting the window: count() FROM sessions FINAL', sql: base("SELECT count() FROM sessions FINAL WHERE project_id = {project:String} AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}"), params: stmt.params },
-  { name: '  only counting the window, no FINAL', sql: base("SELECT count() FROM sessions WHERE project_id = {project:String} AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}"), params: stmt.params },
-  { name: 'attr_min: narrow first-value columns (FINAL)', sql: breakdownOn('attr_min'), params: stmt.params, same: 'breakdown' },
-  { name: 'flat: time-sorted snapshot, no FINAL (bound)', sql: breakdownOn('flat'), params: stmt.params, same: 'breakdown' },
-  { name: 'Quarry /metrics (sessions FINAL + revenue events)', sql: base(metrics.sql), params: metrics.params },
-  { name: '  same, without FINAL', sql: base(metrics.sql.replaceAll('FROM sessions FINAL', 'FROM sessions')), params: metrics.params },
-]
-
-const reference = (await exec(cases[0]!.sql, cases[0]!.params)).text
-for (const c of cases.filter((c) => c.same)) {
-  const got = (await exec(c.sql, c.params)).text
-  if (got !== reference) throw new Error(`${c.name} answers differently:\n${got.slice(0, 500)}\nvs\n${reference.slice(0, 500)}`)
+// /metrics has no ORDER BY (its caller orders the buckets), so answers compare as sets of rows.
+const answers = new Map<string, string>()
+for (const c of cases) answers.set(c.name, (await exec(c.sql, c.params)).text.split('\n').sort().join('\n'))
+for (const c of cases) {
+  if (answers.get(c.name) !== answers.get(c.reference)) {
+    throw new Error(`${c.name} answers differently from ${c.reference}:\n${answers.get(c.name)!.slice(0, 400)}\nvs\n${answers.get(c.reference)!.slice(0, 400)}`)
+  }
 }
 
 const times = new Map<string, number[]>(cases.map((c) => [c.name, []]))
@@ -135,14 +131,19 @@ for (let i = 0; i < runs + 1; i++) {
   }
 }
 
-const explainIndexes = (await exec(`EXPLAIN indexes = 1 ${stmt.sql}`, stmt.params)).text
-const granules = [...explainIndexes.matchAll(/Granules: (\d+)\/(\d+)/g)].map((m) => `${m[1]}/${m[2]}`)
-const [inWindow] = await rows(`SELECT count() AS n FROM bench_exp.flat WHERE project_id = '${project}' AND created_at >= '${stmt.params.from}' AND created_at < '${stmt.params.to}'`)
-const [all] = await rows(`SELECT count() AS n FROM bench_exp.flat WHERE project_id = '${project}'`)
-
+const sizes = await rows<{ table: string; mb: number }>(
+  `SELECT concat(database, '.', name) AS table, round(total_bytes / 1048576, 1) AS mb FROM system.tables
+   WHERE (database = '${rt.engine.database}' AND name = 'sessions') OR (database = 'bench_exp' AND name IN (${[...COPIES, 'flat'].map((t) => `'${t}'`).join(', ')}))
+   ORDER BY table`,
+)
+const [counts] = await rows<{ in_window: number; all: number }>(
+  `SELECT countIf(created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}) AS in_window, count() AS all
+   FROM bench_exp.flat WHERE project_id = {project:String}`,
+  breakdown.params,
+)
 console.log(JSON.stringify({
-  project, window: `${stmt.params.from} … ${stmt.params.to}`, sessions_in_window: inWindow.n, sessions_of_project: all.n,
-  granules_read_by_quarry_breakdown: granules, candidates_built_s: buildS, load: loadavg().map((l) => round(l, 2)),
+  project, window: `${breakdown.params.from} … ${breakdown.params.to}`, sessions_in_window: counts!.in_window, sessions_of_project: counts!.all,
+  sizes, candidates_built_s: buildS, load: loadavg().map((l) => round(l, 2)),
 }, null, 2))
-for (const [name, t] of times) console.log(`${name.padEnd(62)} p50 ${round(quantile(t, 0.5), 1).toString().padStart(7)} ms   p90 ${round(quantile(t, 0.9), 1)} ms`)
+for (const [name, t] of times) console.log(`${name.padEnd(44)} p50 ${round(quantile(t, 0.5), 1).toString().padStart(7)} ms   p90 ${round(quantile(t, 0.9), 1)} ms`)
 await rt.close()

@@ -10,7 +10,7 @@
  * peer's best case, so the ratio is conservative.
  */
 import type { Runtime } from '../../src/runtime.ts'
-import type { Dimension } from '../../src/query/dimensions.ts'
+import { findDimension, type Dimension } from '../../src/query/dimensions.ts'
 
 export const PEER_TABLE = 'bench_openpanel.sessions'
 
@@ -128,4 +128,13 @@ export function peerMetrics(w: PeerWindow): PeerStatement[] {
       params,
     },
   ]
+}
+
+/** The peer's statements for a route Quarry explained (its resolved window), if OpenPanel has that route. */
+export function peerFor(endpoint: string, project: string, params: Record<string, unknown>): PeerStatement[] | undefined {
+  const w = { project, from: String(params.from), to: String(params.to) }
+  if (endpoint === 'metrics') return peerMetrics(w)
+  const dimension = findDimension(endpoint)
+  if (dimension && (dimension.filterable || PEER_PREFIX[dimension.name])) return peerBreakdown(dimension, w)
+  return undefined
 }
