@@ -9,9 +9,9 @@
  *
  *   npx tsx benchmarks/profile.ts --dir D --project p001 [--days 30] [--endpoints metrics,pages,country,export_charts] [--peer] [--runs 5] [--out NAME]
  *
- * The window is the bench's: whole days up to the last day of the directory's data. --peer adds OpenPanel's SQL for
- * the same breakdowns and /metrics (lib/peer.ts; its table is built first if missing). With --out
- * the report is also written to results/NAME.md.
+ * The window is the bench's: whole days up to the last day of the directory's data. --peer adds
+ * OpenPanel's SQL for the same breakdowns and /metrics (lib/peer.ts; its table is built first if
+ * missing). With --out the report is also written to results/NAME.md.
  */
 import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'

@@ -2,11 +2,12 @@
  * What other layouts of `sessions` would buy: the levers "projections" and "codecs", and the bound
  * of a time-sorted table. (LowCardinality cannot be had here: the engine refuses a
  * SimpleAggregateFunction(min, Tuple(at, value LowCardinality(String))) column, because min over
- * that tuple returns Tuple(at, value String).) Measured on a bench data directory
- * without changing Quarry's schema: each candidate is a copy of `quarry.sessions` (the same rows,
- * merged to one part like Quarry's) in the scratch database `bench_exp`, asked Quarry's own
- * breakdown and /metrics statements. Every candidate is checked to answer exactly what Quarry
- * answers before it is timed; runs are interleaved.
+ * that tuple returns Tuple(at, value String).)
+ *
+ * Measured on a bench data directory without changing Quarry's schema: each candidate is a copy of
+ * `quarry.sessions` (the same rows, merged to one part like Quarry's) in the scratch database
+ * `bench_exp`, asked Quarry's own breakdown and /metrics statements. Each candidate must return
+ * the same rows as Quarry before it is timed; runs are interleaved.
  *
  *   npx tsx benchmarks/experiments/sessions-layout.ts --dir D [--project p001] [--days 30] [--runs 15] [--dimension country] [--rebuild]
  *
