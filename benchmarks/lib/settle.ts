@@ -12,7 +12,7 @@ async function parts(rt: Runtime): Promise<SettleReport['parts']> {
     {
       name: 'bench_parts',
       sql: `SELECT database AS db, table, count() AS parts, sum(rows) AS rows FROM system.parts
-            WHERE active AND database IN ('quarry', 'bench_openpanel') GROUP BY db, table ORDER BY db, table`,
+            WHERE active AND database IN (currentDatabase(), 'bench_openpanel') GROUP BY db, table ORDER BY db, table`,
       params: {},
     },
     { timeoutS: 30 },
@@ -32,8 +32,8 @@ async function forcedMergesPending(rt: Runtime): Promise<number> {
       name: 'bench_forced_merges',
       sql: `SELECT count() AS n FROM (
               SELECT table, partition FROM system.parts
-              WHERE active AND database = 'quarry' AND table IN (
-                SELECT name FROM system.tables WHERE database = 'quarry' AND engine_full LIKE '%min_age_to_force_merge_seconds%')
+              WHERE active AND database = currentDatabase() AND table IN (
+                SELECT name FROM system.tables WHERE database = currentDatabase() AND engine_full LIKE '%min_age_to_force_merge_seconds%')
               GROUP BY table, partition HAVING count() > 1)`,
       params: {},
     },
@@ -61,7 +61,7 @@ export async function settle(rt: Runtime, opts: { optimize: boolean; maxWaitS: n
   let settled = false
   while ((performance.now() - started) / 1000 < opts.maxWaitS) {
     const [merging] = await rt.runner.rows<{ n: number }>(
-      { name: 'bench_merges', sql: "SELECT count() AS n FROM system.merges WHERE database IN ('quarry', 'bench_openpanel')", params: {} },
+      { name: 'bench_merges', sql: "SELECT count() AS n FROM system.merges WHERE database IN (currentDatabase(), 'bench_openpanel')", params: {} },
       { timeoutS: 30 },
     )
     const now = JSON.stringify(await parts(rt))
