@@ -1,10 +1,10 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { DateTime } from 'luxon'
-import { createGzip } from 'node:zlib'
 import type { Logger } from 'pino'
 import type { AppEnv } from '../app-env.ts'
-import { ApiError, invalidParameters } from '../http/errors.ts'
+import { invalidParameters } from '../http/errors.ts'
+import { acceptsGzip, gzipped } from '../http/gzip-stream.ts'
 import {
   DEFAULT_WINDOW_DAYS,
   exportEventsCountStatement,
@@ -15,13 +15,12 @@ import {
   resolveIncludes,
   type ExportEventsRequest,
   type ExportWindow,
-  type KeysetPosition,
 } from '../query/export-events.ts'
+import { makeCursor, readCursor } from '../query/events-cursor.ts'
 import { FiltersSchema } from '../query/filters.ts'
 import { fingerprint } from '../query/pagination.ts'
 import { readQuery } from '../query/query-string.ts'
-import { signToken, verifyToken } from '../query/signed-token.ts'
-import { clickhouseInstant, isoWithOffset } from '../query/time-range.ts'
+import { isoWithOffset } from '../query/time-range.ts'
 import { errorResponses, PAGE_HEADERS, RANGE_HEADERS } from './openapi-shared.ts'
 
 export interface ExportEventsDeps {
@@ -109,57 +108,6 @@ const ExportEventsBody = z
   })
   .openapi('ExportEvents')
 
-interface EventsCursor {
-  /** Last row's created_at (ClickHouse UTC text) and id. */
-  a: string
-  i: string
-  /** The first page's resolved window, ISO with offset, and its timezone. */
-  f: string
-  t: string
-  tz: string
-  /** Page number of the page the cursor opens. */
-  n: number
-  fp: string
-}
-
-const invalidCursor = (message: string) => new ApiError(400, 'invalid_cursor', message, [{ path: 'cursor', message }])
-
-const CH_INSTANT = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-function readCursor(token: string, fp: string, key: Buffer): { window: ExportWindow; after: KeysetPosition; page: number } {
-  const payload = verifyToken(token, key) as Partial<EventsCursor> | undefined
-  if (
-    !payload ||
-    typeof payload.a !== 'string' ||
-    !CH_INSTANT.test(payload.a) ||
-    typeof payload.i !== 'string' ||
-    !UUID.test(payload.i) ||
-    typeof payload.tz !== 'string' ||
-    typeof payload.n !== 'number'
-  ) {
-    throw invalidCursor('the cursor is not one this service issued')
-  }
-  if (payload.fp !== fp) throw invalidCursor('the cursor belongs to a request with other parameters')
-  const from = DateTime.fromISO(String(payload.f), { zone: payload.tz })
-  const to = DateTime.fromISO(String(payload.t), { zone: payload.tz })
-  if (!from.isValid || !to.isValid) throw invalidCursor('the cursor is not one this service issued')
-  return { window: { from, to, timezone: payload.tz }, after: { createdAt: payload.a, id: payload.i }, page: payload.n }
-}
-
-function makeCursor(last: { createdAt: string; id: string }, window: ExportWindow, page: number, fp: string, key: Buffer): string {
-  const payload: EventsCursor = {
-    a: clickhouseInstant(DateTime.fromISO(last.createdAt, { zone: 'UTC' })),
-    i: last.id,
-    f: window.from.toISO() ?? '',
-    t: window.to.toISO() ?? '',
-    tz: window.timezone,
-    n: page,
-    fp,
-  }
-  return signToken(payload, key)
-}
-
 const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : typeof v === 'string' ? [v] : v)
 
 const fileStamp = (t: DateTime) => t.toUTC().toFormat("yyyyLLdd'T'HHmmss'Z'")
@@ -173,55 +121,6 @@ const STREAM_TYPES = {
   ndjson: { contentType: 'application/x-ndjson; charset=utf-8', clickhouse: 'JSONEachRow' },
   csv: { contentType: 'text/csv; charset=utf-8', clickhouse: 'CSV' },
 } as const
-
-/** Whether the client takes gzip (q > 0, by name or through *). */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (!header) return false
-  let gzip: number | undefined
-  let any: number | undefined
-  for (const part of header.split(',')) {
-    const [name = '', ...params] = part.trim().toLowerCase().split(';')
-    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
-    const q = qParam === undefined ? 1 : Number(qParam.slice(2))
-    if (name.trim() === 'gzip' || name.trim() === 'x-gzip') gzip = q
-    else if (name.trim() === '*') any = q
-  }
-  const q = gzip ?? any ?? 0
-  return Number.isFinite(q) && q > 0
-}
-
-/**
- * Gzip (level 1: four times smaller CSV at the speed of the export itself) one chunk at a time:
- * the next chunk is asked for only once the previous one is compressed and handed on, so memory
- * stays one chunk deep, as without compression.
- */
-export async function* gzipped(source: AsyncGenerator<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const zip = createGzip({ level: 1 })
-  const out: Buffer[] = []
-  let failure: Error | undefined
-  zip.on('data', (d: Buffer) => out.push(d))
-  zip.on('error', (err) => (failure = err))
-  const drained = () => {
-    if (failure) throw failure
-    return out.length > 0 ? Buffer.concat(out.splice(0)) : undefined
-  }
-  try {
-    for await (const chunk of source) {
-      await new Promise<void>((resolve, reject) => zip.write(chunk, (err) => (err ? reject(err) : resolve())))
-      const compressed = drained()
-      if (compressed) yield compressed
-    }
-    await new Promise<void>((resolve, reject) => {
-      zip.once('end', resolve)
-      zip.once('error', reject)
-      zip.end()
-    })
-    const rest = drained()
-    if (rest) yield rest
-  } finally {
-    zip.destroy()
-  }
-}
 
 export function exportEventsRoutes(deps: ExportEventsDeps) {
   const app = new OpenAPIHono<AppEnv>()
