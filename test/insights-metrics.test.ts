@@ -302,8 +302,8 @@ describe('metrics: filters and revenue', () => {
     })
   }
 
-  // The engine takes the projection once it reads fewer marks than the table (the demo: 31 → 7 ms);
-  // at this fixture's size both read one mark a part, so the test holds the query to what lets it.
+  // The engine takes the projection once it reads fewer marks than the table (the demo: 31 → 7 ms).
+  // Here both read one mark a part, so this checks that the query is one the projection can answer.
   it('without filters, the revenue can be read from the events_by_name projection (migration 010)', async () => {
     const explained = await h.get(U, 'metrics', { range: '30d', explain: 'sql' })
     expect(explained.status).toBe(200)

@@ -105,7 +105,7 @@ describe('the events_by_name projection (010)', () => {
     expect(await plan.text()).toMatch(/ReadFromMergeTree \(events_by_name\)/)
     expect(await revenue()).toEqual(expected(events))
 
-    await rt.engine.client.command({ query: `DELETE FROM events WHERE project_id = '${project}' AND revenue > 600` })
+    await rt.engine.client.command({ query: 'DELETE FROM events WHERE project_id = {p:String} AND revenue > 600', query_params: { p: project } })
     expect(await revenue()).toEqual(expected(events.filter((e) => e.revenue <= 600)))
   })
 })
