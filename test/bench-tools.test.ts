@@ -22,6 +22,7 @@ const WINDOW_DAYS = 30
 let dir: string
 let sessionsInWindow: number
 let sessionsOfProject: number
+let eventsOfProject: number
 
 beforeAll(async () => {
   const rt = await openTestRuntime()
@@ -43,6 +44,7 @@ beforeAll(async () => {
   const from = lastDay - WINDOW_DAYS * 86_400_000
   const to = lastDay + 86_400_000
   sessionsOfProject = starts.size
+  eventsOfProject = events.length
   sessionsInWindow = [...starts.values()].filter((at) => at >= from && at < to).length
   // The tools open the directory themselves: chDB lets one process hold it.
   await rt.close()
@@ -89,5 +91,14 @@ describe('benchmark tools', () => {
         expect(stdout).toMatch(new RegExp(`^${label}: ${layout.replace(/[()]/g, '\\$&')}\\s+p50\\s+[\\d.]+ ms`, 'm'))
       }
     }
+  }, 120_000)
+
+  it('export-memory streams every event of the project and reports the memory it took', async () => {
+    const { stdout } = await tool('benchmarks/experiments/export-memory.ts', ['--settings', '{"max_threads":1}', '--sample-s', '0.05'])
+    const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>
+    expect(report).toMatchObject({ project: 'p', settings: { max_threads: 1 }, rows: eventsOfProject })
+    expect(report.mb).toBeGreaterThan(0)
+    for (const key of ['rss_start_mb', 'rss_growth_peak_mb', 'js_array_buffers_peak_mb', 'js_heap_peak_mb']) expect(typeof report[key], key).toBe('number')
+    expect(Array.isArray(report.rss_growth_curve_mb)).toBe(true)
   }, 120_000)
 })
