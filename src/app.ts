@@ -13,6 +13,7 @@ import { allowedMethods, queryStringLimit } from './http/limits.ts'
 import { ApiError, errorBody, invalidParameters, toApiError } from './http/errors.ts'
 import { requestId } from './http/request-id.ts'
 import type { ResponseCache } from './http/response-cache.ts'
+import type { PageRollups } from './query/page-rollups.ts'
 import { exportChartsRoutes } from './routes/export-charts.ts'
 import { exportEventsRoutes } from './routes/export-events.ts'
 import { insightsRoutes } from './routes/insights.ts'
@@ -33,6 +34,8 @@ export interface AppDeps {
   auth?: AuthHooks
   /** Cache, coalescing and ETags of the aggregate routes (src/http/response-cache.ts); off when absent. */
   responseCache?: ResponseCache | false
+  /** /pages rollups (src/query/page-rollups.ts); every /pages request reads the events when absent. */
+  pageRollups?: PageRollups
 }
 
 /** Builds the whole HTTP application without listening, so tests drive it with app.request(). */
@@ -89,6 +92,7 @@ export function buildApp(deps: AppDeps) {
       signingKey: deps.signingKey,
       now: deps.now ?? (() => new Date()),
       queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S,
+      pageRollups: deps.pageRollups,
     }),
   )
   app.route(

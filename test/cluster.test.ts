@@ -85,23 +85,34 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
   events_local: { engine: 'ReplicatedMergeTree', path: SHARDED_PATH, extra: [] },
   sessions_local: { engine: 'ReplicatedAggregatingMergeTree', path: SHARDED_PATH, extra: [] },
   session_timeline_local: { engine: 'ReplicatedMergeTree', path: SHARDED_PATH, extra: [] },
+  event_inserts_local: { engine: 'ReplicatedMergeTree', path: SHARDED_PATH, extra: [] },
   projects: { engine: 'ReplicatedReplacingMergeTree', path: EVERYWHERE_PATH, extra: [] },
   clients: { engine: 'ReplicatedReplacingMergeTree', path: EVERYWHERE_PATH, extra: ['version'] },
   profiles: { engine: 'ReplicatedReplacingMergeTree', path: EVERYWHERE_PATH, extra: ['last_seen_at'] },
   event_meta: { engine: 'ReplicatedReplacingMergeTree', path: EVERYWHERE_PATH, extra: ['created_at'] },
   quarry_settings: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   schema_migrations: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  page_rollup_days: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  page_rollup_keys: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  page_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
 }
 const DISTRIBUTED: Record<string, { local: string; key: string }> = {
   events: { local: 'events_local', key: 'cityHash64(project_id, session_id)' },
   sessions: { local: 'sessions_local', key: 'cityHash64(project_id, id)' },
   session_timeline: { local: 'session_timeline_local', key: 'cityHash64(project_id, session_key)' },
+  event_inserts: { local: 'event_inserts_local', key: 'cityHash64(project_id)' },
+}
+
+const VIEWS: Record<string, string> = {
+  sessions_mv: 'sessions_local',
+  session_timeline_mv: 'session_timeline_local',
+  event_inserts_mv: 'event_inserts_local',
 }
 
 describe('cluster DDL', () => {
   it('creates exactly the replicated, distributed and view objects of the layout, each ON CLUSTER', async () => {
     const objects = await generated()
-    expect([...objects.keys()].sort()).toEqual([...Object.keys(REPLICATED), ...Object.keys(DISTRIBUTED), 'sessions_mv', 'session_timeline_mv'].sort())
+    expect([...objects.keys()].sort()).toEqual([...Object.keys(REPLICATED), ...Object.keys(DISTRIBUTED), ...Object.keys(VIEWS)].sort())
     for (const o of objects.values()) expect(o.formatted.split('\n')[0]).toContain(`${o.name} ON CLUSTER quarry_cluster`)
   })
 
@@ -150,26 +161,26 @@ describe('cluster DDL', () => {
   })
 
   it('points the views at the local tables of their node', async () => {
-    for (const [name, target] of [['sessions_mv', 'sessions_local'], ['session_timeline_mv', 'session_timeline_local']]) {
-      const view = (await generated()).get(name!)!.formatted
+    for (const [name, target] of Object.entries(VIEWS)) {
+      const view = (await generated()).get(name)!.formatted
       expect(view.split('\n')[0]).toBe(`CREATE MATERIALIZED VIEW IF NOT EXISTS ${name} ON CLUSTER quarry_cluster TO ${target}`)
       expect(view).toMatch(/FROM events_local\b/)
       expect(view).not.toMatch(/FROM events\b(?!_local)/)
     }
   })
 
-  it("computes each node's sessions and timeline from its local events, as the single-node views do", async () => {
+  it("computes each node's sessions, timeline and insert log from its local events, as the single-node views do", async () => {
     // Built here as one node would build them, minus Keeper: the replicated engines become plain.
     const unreplicate = (sql: string) =>
       sql
         .replace(/ ON CLUSTER '[^']*'/, '')
         .replace(/Replicated(\w*)MergeTree\('[^']*', '[^']*'(?:, )?/, '$1MergeTree(')
-        .replace(/\b(sessions_mv|session_timeline_mv)\b/, '$1_node')
+        .replace(new RegExp(`\\b(${Object.keys(VIEWS).join('|')})\\b`), '$1_node')
     const client = rt.engine.client
     for (const statement of loadMigrations().flatMap((m) => m.statements)) {
       for (const sql of clusterStatements(statement, TARGET)) {
         if (/ENGINE = Distributed/.test(sql)) continue
-        if (!/\b(events_local|sessions_local|session_timeline_local)\b/.test(sql)) continue
+        if (!new RegExp(`\\b(events_local|${Object.values(VIEWS).join('|')})\\b`).test(sql)) continue
         await client.command({ query: unreplicate(sql) })
       }
     }
@@ -202,6 +213,12 @@ describe('cluster DDL', () => {
     )
     const views = (e: (typeof events)[number]) => e.name === 'screen_view'
     expect(timeline).toEqual(events.map((e) => ({ path: views(e) ? e.path : '', is_view: views(e) })))
+    const log = await rt.runner.rows<{ earliest: string }>(
+      { name: 'event_inserts_local', sql: 'SELECT earliest FROM event_inserts_local ORDER BY logged_at, earliest', params: {} },
+      { timeoutS: 10 },
+    )
+    const earliest = (block: typeof events) => block.map((e) => e.created_at).sort()[0]
+    expect(log.map((r) => r.earliest)).toEqual([earliest(events.slice(0, 2)), earliest(events.slice(2))])
   })
 })
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { httpEngine } from '../src/clickhouse/engine.ts'
 import { createQueryGate } from '../src/clickhouse/gate.ts'
 import { createQueryRunner, type QueryRunner, type Statement } from '../src/clickhouse/run.ts'
+import { EXPOSED_HEADERS } from '../src/http/cors.ts'
 import { ERROR_CODES } from '../src/http/error-codes.ts'
 import { createLogger } from '../src/log.ts'
 import { DIMENSIONS } from '../src/query/dimensions.ts'
@@ -97,6 +98,16 @@ describe('the document', () => {
     }
   })
 
+  it('lets browsers read every response header it documents', () => {
+    const documented = new Set(
+      operationsOf(doc).flatMap(({ path }) =>
+        Object.values(doc.paths[path]!.get!.responses).flatMap((response) => Object.keys(response.headers ?? {})),
+      ),
+    )
+    expect(documented.size).toBeGreaterThan(5)
+    for (const name of documented) expect(EXPOSED_HEADERS, name).toContain(name)
+  })
+
   it('documents the response headers: pagination, range, rate limit, retry, statistics', () => {
     const names = (path: string, status: number) =>
       Object.keys(doc.paths[path]!.get!.responses[status]!.headers ?? {})
@@ -106,6 +117,7 @@ describe('the document', () => {
         expect.arrayContaining([...common, 'X-Next-Cursor', 'Link', 'X-Quarry-Range', 'X-Quarry-Timezone']),
       )
     }
+    expect(names('/insights/{projectId}/pages', 200)).toContain('X-Quarry-Rollup')
     expect(names('/insights/{projectId}/metrics', 200)).toEqual(expect.arrayContaining([...common, 'X-Quarry-Range']))
     expect(names('/export/events', 200)).toEqual(expect.arrayContaining([...common, 'X-Next-Cursor', 'Link', 'X-Quarry-Range']))
     expect(names('/export/charts', 200)).toEqual(expect.arrayContaining([...common, 'X-Quarry-Range']))

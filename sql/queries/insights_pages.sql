@@ -4,7 +4,8 @@
 -- Time on page runs from a view to the next event of its session (which may fall after the
 -- window); a view that is its session's last event has none and is left out of the mean. Events
 -- at equal times follow each other in id order.
--- bounce_rate is over the sessions that started in the window and entered on the page. title is
+-- bounce_rate is over the sessions that started in the window and entered on the page (a session
+-- without views entered on none, not on the page of empty origin and path). title is
 -- the most frequent non-empty `__title`, the alphabetically first among equally frequent ones.
 WITH
   ranked AS (
@@ -33,7 +34,7 @@ WITH
   entries AS (
     SELECT entry_origin AS origin, entry_path AS path, round(100 * countIf(is_bounce) / count(), 2) AS bounce_rate
     FROM sessions FINAL
-    WHERE project_id = {project:String}
+    WHERE project_id = {project:String} AND screen_view_count > 0
       AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
       {{session_filters}}
     GROUP BY origin, path

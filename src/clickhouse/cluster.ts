@@ -28,12 +28,14 @@ export interface ClusterTarget {
  * session's row on the same shard: sessions.id is events.session_id. The timeline has only the
  * hash of the session id, so its backfill places a session's rows by that; /pages computes time
  * on page where the rows are gathered (window functions run on the initiator), so placement
- * decides nothing but balance.
+ * decides nothing but balance. `event_inserts` is written by a view on each node's events, so it
+ * is sharded too; it is only ever counted.
  */
 export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   events: 'cityHash64(project_id, session_id)',
   sessions: 'cityHash64(project_id, id)',
   session_timeline: 'cityHash64(project_id, session_key)',
+  event_inserts: 'cityHash64(project_id)',
 }
 
 export const localName = (table: string): string => `${table}_local`

@@ -2,10 +2,11 @@ import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { DateTime } from 'luxon'
 import type { AppEnv } from '../app-env.ts'
-import type { QueryRunner } from '../clickhouse/run.ts'
+import type { Statement } from '../clickhouse/run.ts'
 import { DIMENSIONS, type Dimension } from '../query/dimensions.ts'
 import { FiltersSchema } from '../query/filters.ts'
-import { breakdownStatement, liveStatement, metricsStatement, pagesStatement } from '../query/insights.ts'
+import { breakdownStatement, liveStatement, metricsStatement, pagesStatement, type PageRequest } from '../query/insights.ts'
+import { pagesRollupStatement, type PageRollups } from '../query/page-rollups.ts'
 import { fingerprint, nextCursor, pagePosition } from '../query/pagination.ts'
 import { readQuery } from '../query/query-string.ts'
 import {
@@ -19,13 +20,14 @@ import {
   type TimeRange,
 } from '../query/time-range.ts'
 import { invalidParameters } from '../http/errors.ts'
-import { errorResponses, RANGE_HEADERS, PAGE_HEADERS } from './openapi-shared.ts'
+import { errorResponses, RANGE_HEADERS, PAGE_HEADERS, ROLLUP_HEADERS } from './openapi-shared.ts'
 import { windowParams } from './window-params.ts'
 
 export interface InsightsDeps {
   signingKey: Buffer
   now: () => Date
   queryTimeoutS: number
+  pageRollups?: PageRollups
 }
 
 const WindowQuery = z
@@ -161,18 +163,19 @@ export function insightsRoutes(deps: InsightsDeps) {
     return c.json({ visitors: row?.visitors ?? 0 })
   })
 
+  /** The statement that answers a ranked list; it may set headers saying how. */
+  type ListStatement = (req: PageRequest, c: Context<AppEnv>) => Statement | Promise<Statement>
+
   /** A ranked list: one page of rows, and the cursor of the next one in the headers. */
-  const rankedList = <Row>(route: string, statement: (req: Parameters<typeof pagesStatement>[0]) => Parameters<QueryRunner['rows']>[0], shape: (row: Row) => unknown) =>
+  const rankedList = <Row>(route: string, statement: ListStatement, shape: (row: Row) => unknown) =>
     app.get(`/insights/:projectId/${route}`, async (c) => {
       const q = readQuery(c.req.url, ListQuery, { json: ['filters'] })
       // The project is part of what a cursor belongs to: one project's window must not page another's ranking.
       const fp = fingerprint(`${c.get('project').id}/${route}`, q)
       const position = pagePosition(q.cursor, q.limit, fp, deps.signingKey)
       const range = position.range ?? resolveWindow(c, q)
-      const rows = await c.get('runner').rows<Row>(
-        statement({ projectId: c.get('project').id, range, filters: q.filters ?? [], limit: q.limit + 1, offset: position.offset }),
-        { ...run, stats: c.get('stats'), signal: c.req.raw.signal },
-      )
+      const req = { projectId: c.get('project').id, range, filters: q.filters ?? [], limit: q.limit + 1, offset: position.offset }
+      const rows = await c.get('runner').rows<Row>(await statement(req, c), { ...run, stats: c.get('stats'), signal: c.req.raw.signal })
       describeRange(c, range)
       if (rows.length > q.limit) {
         const cursor = nextCursor(position.offset + q.limit, range, fp, deps.signingKey)
@@ -184,8 +187,17 @@ export function insightsRoutes(deps: InsightsDeps) {
       return c.json(rows.slice(0, q.limit).map(shape))
     })
 
-  register('pages', 'Top pages by sessions', ListQuery, z.array(PageRow), { ...RANGE_HEADERS, ...PAGE_HEADERS })
-  rankedList<z.infer<typeof PageRow>>('pages', pagesStatement, (row) => row)
+  register('pages', 'Top pages by sessions', ListQuery, z.array(PageRow), { ...RANGE_HEADERS, ...PAGE_HEADERS, ...ROLLUP_HEADERS })
+  rankedList<z.infer<typeof PageRow>>(
+    'pages',
+    async (req, c) => {
+      const rollup = await deps.pageRollups?.forRequest(c.get('project'), req, { signal: c.req.raw.signal, stats: c.get('stats') })
+      if (!rollup) return pagesStatement(req)
+      c.header('X-Quarry-Rollup', isoWithOffset(rollup.closedAt.setZone(req.range.timezone)))
+      return pagesRollupStatement(req, rollup)
+    },
+    (row) => row,
+  )
 
   for (const dimension of DIMENSIONS) {
     register(dimension.name, `Sessions by ${dimension.description.toLowerCase()}`, ListQuery, z.array(BreakdownRow), {

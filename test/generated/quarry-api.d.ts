@@ -554,6 +554,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the /pages rollup (the same numbers, fewer rows read) */
+                        "X-Quarry-Rollup"?: string;
                         [name: string]: unknown;
                     };
                     content: {

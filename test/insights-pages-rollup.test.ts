@@ -1,0 +1,241 @@
+/**
+ * /pages answered from a rollup of what came before an instant C (src/query/page-rollups.ts): the
+ * same rows as the reference model, through real requests, for every window a rollup answers; and
+ * the answer stays right when the data changes under the rollup (an insert before C, a late event
+ * tying a session to the rollup), read from the events until the rollup is built again.
+ *
+ * The fixture is the Insights one, plus sessions made for the rollup's seams: one that spans C with
+ * its last view before it, one that spans C with a view after it, a session that views a page on
+ * two days before C, a visitor who returns after C, sessions without views, and the page of empty
+ * origin and path.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildEvents, eventId, PROJECTS } from './fixtures/insights-data.ts'
+import { openInsights, type Harness, type Query, type Reply } from './fixtures/insights-harness.ts'
+import { Dataset, ms, toRow, windowOf, type EventRow, type Window } from './fixtures/insights-model.ts'
+
+const U = PROJECTS.utc.id
+const S = PROJECTS.sthlm.id
+/** C at the pinned clock (22:37 UTC on 14 April): the last start of an hour over an hour old. */
+const C_UTC = Date.parse('2026-04-14T21:00:00Z')
+const C_STHLM = C_UTC
+
+let h: Harness
+let events: EventRow[]
+// Past the fixture's own numbers, so ids stay unique.
+let nextId = 500_000
+const TEMPLATE = buildEvents().find((e) => e.project_id === U)!
+
+/** A view (unless `fields` say otherwise) of project U, on the attributes of the fixture's first event there. */
+function extra(session: string, profile: string, at: string, fields: Partial<EventRow> = {}): EventRow {
+  return {
+    ...TEMPLATE,
+    id: eventId(++nextId),
+    name: 'screen_view',
+    session_id: session,
+    profile_id: profile,
+    device_id: profile,
+    created_at: toRow(Date.parse(at)),
+    origin: 'https://example.com',
+    path: '/rx/a',
+    properties: { __title: 'Rollup A' },
+    ...fields,
+  }
+}
+
+const SEAMS: EventRow[] = [
+  // Spans C, its last event before C a view: held out, whole.
+  extra('rx-cross', 'rx-p1', '2026-04-14T20:50:00Z'),
+  extra('rx-cross', 'rx-p1', '2026-04-14T21:05:00Z', { path: '/rx/b', properties: { __title: 'Rollup B' } }),
+  // Spans C with a click last before it and a view after it: held out too.
+  extra('rx-cross2', 'rx-p4', '2026-04-14T20:40:00Z', { path: '/rx/b' }),
+  extra('rx-cross2', 'rx-p4', '2026-04-14T20:55:00Z', { name: 'click', path: '', origin: '', properties: {} }),
+  extra('rx-cross2', 'rx-p4', '2026-04-14T21:10:00Z'),
+  // One page on two days before C in one session.
+  extra('rx-days', 'rx-p2', '2026-04-10T23:59:00Z'),
+  extra('rx-days', 'rx-p2', '2026-04-11T00:01:00Z'),
+  extra('rx-days', 'rx-p2', '2026-04-11T00:03:30Z', { name: 'click', path: '', origin: '', properties: {} }),
+  // A visitor before C and again after it, in two sessions.
+  extra('rx-r1', 'rx-p3', '2026-04-12T10:00:00Z'),
+  extra('rx-r2', 'rx-p3', '2026-04-14T21:30:00Z'),
+  // Sessions without views, before C and after it, and one that enters on the page with empty
+  // origin and path and does not bounce: counted as entries, the others would make it bounce.
+  extra('rx-noview', 'rx-p5', '2026-04-12T11:00:00Z', { name: 'click', path: '', origin: '', properties: {} }),
+  extra('rx-noview2', 'rx-p5', '2026-04-14T21:20:00Z', { name: 'click', path: '', origin: '', properties: {} }),
+  extra('rx-empty', 'rx-p6', '2026-04-12T12:00:00Z', { path: '', origin: '', properties: {} }),
+  extra('rx-empty', 'rx-p6', '2026-04-12T12:00:30Z', { path: '/rx/b' }),
+]
+
+async function insert(rows: EventRow[]): Promise<void> {
+  await h.rt.engine.client.insert({ table: 'events', values: rows, format: 'JSONEachRow' })
+  events.push(...rows)
+}
+
+const model = () => new Dataset(events)
+
+beforeAll(async () => {
+  h = await openInsights({ pageRollups: true })
+  events = [...h.data.events]
+  await insert(SEAMS)
+  await h.rollups!.build({ id: U, timezone: PROJECTS.utc.timezone })
+  await h.rollups!.build({ id: S, timezone: PROJECTS.sthlm.timezone })
+})
+afterAll(async () => {
+  await h?.dispose()
+})
+
+/** /pages with every row, and whether the rollup answered (the instant of its C, or null). */
+async function pages(project: string, query: Query = {}) {
+  const res = await h.get(project, 'pages', { ...(query as object), limit: 1000 })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  const rollup = res.headers.get('x-quarry-rollup')
+  return { body: res.body, closedAt: rollup === null ? null : Date.parse(rollup) }
+}
+
+const UTC_30D = windowOf('2026-03-15T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC')
+
+describe('the fixture reaches every seam of a rollup', () => {
+  it('has sessions across C, a session on two days before C, returning visitors and pages on both sides', () => {
+    const views = events.filter((e) => e.project_id === U && e.name === 'screen_view')
+    const sessions = new Map<string, EventRow[]>()
+    for (const e of events.filter((e) => e.project_id === U)) sessions.set(e.session_id, [...(sessions.get(e.session_id) ?? []), e])
+    const across = [...sessions.values()].filter((list) => list.some((e) => ms(e) < C_UTC) && list.some((e) => ms(e) >= C_UTC))
+    expect(across.length).toBeGreaterThanOrEqual(2)
+    const day = (e: EventRow) => e.created_at.slice(0, 10)
+    const pageDays = new Map<string, Set<string>>()
+    for (const v of views.filter((v) => ms(v) < C_UTC)) {
+      const key = `${v.session_id} ${v.path}`
+      pageDays.set(key, (pageDays.get(key) ?? new Set()).add(day(v)))
+    }
+    expect([...pageDays.values()].some((days) => days.size > 1)).toBe(true)
+    const before = new Set(views.filter((v) => ms(v) >= UTC_30D.start && ms(v) < C_UTC).map((v) => `${v.profile_id} ${v.path}`))
+    expect(views.filter((v) => ms(v) >= C_UTC && before.has(`${v.profile_id} ${v.path}`)).length).toBeGreaterThan(0)
+  })
+})
+
+describe('answers from the rollup', () => {
+  const WINDOWS: [string, string, Query, Window, number][] = [
+    ['UTC 30d', U, { range: '30d' }, UTC_30D, C_UTC],
+    ['UTC 7d', U, { range: '7d' }, windowOf('2026-04-07T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
+    ['UTC 3m', U, { range: '3m' }, windowOf('2026-01-14T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
+    ['UTC month to date', U, { range: 'monthToDate' }, windowOf('2026-04-01T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
+    ['UTC today, C inside it', U, { range: 'today' }, windowOf('2026-04-14T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
+    ['UTC from the day of the session on two days', U, { startDate: '2026-04-11', endDate: '2026-04-14' }, windowOf('2026-04-11T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
+    ['Stockholm 30d, over DST', S, { range: '30d' }, windowOf('2026-03-16T00:00:00+01:00', '2026-04-16T00:00:00+02:00', 'Europe/Stockholm'), C_STHLM],
+  ]
+  for (const [label, project, query, w, closedAt] of WINDOWS) {
+    it(label, async () => {
+      const res = await pages(project, query)
+      expect(res.closedAt).toBe(closedAt)
+      expect(res.body).toEqual(model().pages(project, w))
+    })
+  }
+
+  it('pages through the same ranking', async () => {
+    const all = model().pages(U, UTC_30D)
+    const seen: unknown[] = []
+    let url: string | null = `http://quarry.test/insights/${U}/pages?range=30d&limit=4`
+    while (url) {
+      const res: Reply = await h.fetch(url)
+      expect(res.headers.get('x-quarry-rollup')).not.toBeNull()
+      seen.push(...res.body)
+      url = res.headers.get('link')?.match(/^<([^>]+)>/)?.[1] ?? null
+    }
+    expect(seen).toEqual(all)
+  })
+
+  it('counts bounces over sessions with views only, on both paths', async () => {
+    const empty = (rows: { origin: string; path: string }[]) => rows.find((r) => r.origin === '' && r.path === '')
+    const fromRollup = await pages(U, { range: '30d' })
+    const fromEvents = await pages(U, { range: '30d', timezone: 'UTC' })
+    expect(empty(fromRollup.body)).toEqual(empty(model().pages(U, UTC_30D)))
+    expect(empty(fromRollup.body)).toMatchObject({ pageviews: 1, bounce_rate: 0 })
+    expect(empty(fromEvents.body)).toEqual(empty(fromRollup.body))
+  })
+})
+
+describe('reads the events where a rollup does not answer', () => {
+  const CASES: [string, Query, Window][] = [
+    ['a window that ends before C', { range: 'yesterday' }, windowOf('2026-04-13T00:00:00Z', '2026-04-14T00:00:00Z', 'UTC')],
+    ['a window that starts between midnights', { range: 'last24h' }, windowOf('2026-04-13T22:37:00Z', '2026-04-14T22:38:00Z', 'UTC')],
+    ['another timezone than the rollup', { range: '30d', timezone: 'Europe/Stockholm' }, windowOf('2026-03-16T00:00:00+01:00', '2026-04-16T00:00:00+02:00', 'Europe/Stockholm')],
+  ]
+  for (const [label, query, w] of CASES) {
+    it(label, async () => {
+      const res = await pages(U, query)
+      expect(res.closedAt).toBeNull()
+      expect(res.body).toEqual(model().pages(U, w))
+    })
+  }
+
+  it('filters', async () => {
+    const filters = [{ name: 'path', operator: 'startsWith', value: ['/rx'] }]
+    const res = await pages(U, { range: '30d', filters })
+    expect(res.closedAt).toBeNull()
+    expect(res.body).toEqual(model().pages(U, UTC_30D, filters))
+  })
+})
+
+// Last: these change the data.
+describe('when the data changes under the rollup', () => {
+  it('an insert before C: read from the events, then from the rebuilt rollup', async () => {
+    await insert([extra('rx-late', 'rx-p7', '2026-04-02T08:00:00Z'), extra('rx-late', 'rx-p7', '2026-04-02T08:00:42Z', { path: '/rx/b' })])
+    const stale = await pages(U, { range: '30d' })
+    expect(stale.closedAt).toBeNull()
+    expect(stale.body).toEqual(model().pages(U, UTC_30D))
+    await h.rollups!.settled(U)
+    const rebuilt = await pages(U, { range: '30d' })
+    expect(rebuilt.closedAt).toBe(C_UTC)
+    expect(rebuilt.body).toEqual(model().pages(U, UTC_30D))
+  })
+
+  it('an event after C in a session of the rollup whose last event was a view: read from the events, then held out', async () => {
+    // rx-r1 viewed /rx/a on 12 April; this event after C ends that view.
+    await insert([extra('rx-r1', 'rx-p3', '2026-04-14T22:00:00Z', { name: 'click', path: '', origin: '', properties: {} })])
+    const crossed = await pages(U, { range: '30d' })
+    expect(crossed.closedAt).toBeNull()
+    expect(crossed.body).toEqual(model().pages(U, UTC_30D))
+    await h.rollups!.settled(U)
+    const rebuilt = await pages(U, { range: '30d' })
+    expect(rebuilt.closedAt).toBe(C_UTC)
+    expect(rebuilt.body).toEqual(model().pages(U, UTC_30D))
+  })
+
+  it('a view after C in a session of the rollup that ended on a click: read from the events', async () => {
+    // rx-days ended on a click on 11 April; a view now changes its counts on both sides.
+    await insert([extra('rx-days', 'rx-p2', '2026-04-14T22:10:00Z', { path: '/rx/b' })])
+    const crossed = await pages(U, { range: '30d' })
+    expect(crossed.closedAt).toBeNull()
+    expect(crossed.body).toEqual(model().pages(U, UTC_30D))
+    await h.rollups!.settled(U)
+    expect((await pages(U, { range: '30d' })).body).toEqual(model().pages(U, UTC_30D))
+  })
+
+  it('keeps no build but the newest and the one it replaced', async () => {
+    const [stored] = await h.rt.runner.rows<{ days: number; keys: number; registered: number }>(
+      {
+        name: 'versions',
+        sql: `SELECT
+          (SELECT uniqExact(version) FROM page_rollup_days WHERE project_id = {p:String}) AS days,
+          (SELECT uniqExact(version) FROM page_rollup_keys WHERE project_id = {p:String}) AS keys,
+          (SELECT uniqExact(version) FROM page_rollups WHERE project_id = {p:String}) AS registered`,
+        params: { p: U },
+      },
+      { timeoutS: 10 },
+    )
+    // Four builds of U by now: the first, and one after each change above.
+    expect(stored).toEqual({ days: 2, keys: 2, registered: 2 })
+  })
+
+  it('moves C forward once the rollup is an hour behind', async () => {
+    h.clock.now = new Date('2026-04-15T01:30:00Z')
+    const w = windowOf('2026-03-16T00:00:00Z', '2026-04-16T00:00:00Z', 'UTC')
+    const before = await pages(U, { range: '30d' })
+    expect(before.closedAt).toBe(C_UTC)
+    expect(before.body).toEqual(model().pages(U, w))
+    await h.rollups!.settled(U)
+    const after = await pages(U, { range: '30d' })
+    expect(after.closedAt).toBe(Date.parse('2026-04-15T00:00:00Z'))
+    expect(after.body).toEqual(model().pages(U, w))
+  })
+})
