@@ -176,39 +176,35 @@ describe('reads the events where a rollup does not answer', () => {
   })
 })
 
+/**
+ * Inserts `rows`, which change what the rollup holds: the next answer must come from the events and
+ * be right, and once the build that answer started is done, from the rollup again, still right.
+ */
+async function changeUnderTheRollup(rows: EventRow[]): Promise<void> {
+  await insert(rows)
+  const changed = await pages(U, { range: '30d' })
+  expect(changed.closedAt).toBeNull()
+  expect(changed.body).toEqual(model().pages(U, UTC_30D))
+  await h.rollups!.settled(U)
+  const rebuilt = await pages(U, { range: '30d' })
+  expect(rebuilt.closedAt).toBe(C_UTC)
+  expect(rebuilt.body).toEqual(model().pages(U, UTC_30D))
+}
+
 // Last: these change the data.
 describe('when the data changes under the rollup', () => {
-  it('an insert before C: read from the events, then from the rebuilt rollup', async () => {
-    await insert([extra('rx-late', 'rx-p7', '2026-04-02T08:00:00Z'), extra('rx-late', 'rx-p7', '2026-04-02T08:00:42Z', { path: '/rx/b' })])
-    const stale = await pages(U, { range: '30d' })
-    expect(stale.closedAt).toBeNull()
-    expect(stale.body).toEqual(model().pages(U, UTC_30D))
-    await h.rollups!.settled(U)
-    const rebuilt = await pages(U, { range: '30d' })
-    expect(rebuilt.closedAt).toBe(C_UTC)
-    expect(rebuilt.body).toEqual(model().pages(U, UTC_30D))
+  it('an insert before C', async () => {
+    await changeUnderTheRollup([extra('rx-late', 'rx-p7', '2026-04-02T08:00:00Z'), extra('rx-late', 'rx-p7', '2026-04-02T08:00:42Z', { path: '/rx/b' })])
   })
 
-  it('an event after C in a session of the rollup whose last event was a view: read from the events, then held out', async () => {
-    // rx-r1 viewed /rx/a on 12 April; this event after C ends that view.
-    await insert([extra('rx-r1', 'rx-p3', '2026-04-14T22:00:00Z', { name: 'click', path: '', origin: '', properties: {} })])
-    const crossed = await pages(U, { range: '30d' })
-    expect(crossed.closedAt).toBeNull()
-    expect(crossed.body).toEqual(model().pages(U, UTC_30D))
-    await h.rollups!.settled(U)
-    const rebuilt = await pages(U, { range: '30d' })
-    expect(rebuilt.closedAt).toBe(C_UTC)
-    expect(rebuilt.body).toEqual(model().pages(U, UTC_30D))
+  it('an event after C in a session of the rollup whose last event was a view', async () => {
+    // rx-r1 viewed /rx/a on 12 April; this event after C ends that view. The rebuild holds it out.
+    await changeUnderTheRollup([extra('rx-r1', 'rx-p3', '2026-04-14T22:00:00Z', { name: 'click', path: '', origin: '', properties: {} })])
   })
 
-  it('a view after C in a session of the rollup that ended on a click: read from the events', async () => {
+  it('a view after C in a session of the rollup that ended on a click', async () => {
     // rx-days ended on a click on 11 April; a view now changes its counts on both sides.
-    await insert([extra('rx-days', 'rx-p2', '2026-04-14T22:10:00Z', { path: '/rx/b' })])
-    const crossed = await pages(U, { range: '30d' })
-    expect(crossed.closedAt).toBeNull()
-    expect(crossed.body).toEqual(model().pages(U, UTC_30D))
-    await h.rollups!.settled(U)
-    expect((await pages(U, { range: '30d' })).body).toEqual(model().pages(U, UTC_30D))
+    await changeUnderTheRollup([extra('rx-days', 'rx-p2', '2026-04-14T22:10:00Z', { path: '/rx/b' })])
   })
 
   it('keeps no build but the newest and the one it replaced', async () => {
