@@ -4,7 +4,7 @@
 -- C); `recent` is what the rollup leaves out, read as
 -- insights_pages reads it: the events from C on, and the held-out sessions whole. It holds only
 -- while no insert reached before C and no event after C tied a session of the rollup to the
--- closed days since the build; src/query/page-rollups.ts checks that first.
+-- events before it since the build; src/query/page-rollups.ts checks that first.
 WITH
   toDate({from:DateTime64(3, 'UTC')}, {timezone:String}) AS from_day,
   recent_events AS MATERIALIZED (

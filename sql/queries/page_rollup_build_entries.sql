@@ -1,4 +1,4 @@
--- The sessions of the closed days by the local day of their start and their entry page, as the
+-- The sessions before C by the local day of their start and their entry page, as the
 -- sessions table derives them (first event, first view; events without a session are none).
 INSERT INTO page_rollup_days (project_id, version, day, origin, path, entries, bounces)
 SELECT {project:String}, {version:UInt64}, toDate(started_at, {timezone:String}) AS day, entry.2, entry.3, count(), countIf(views <= 1)

@@ -1,4 +1,4 @@
--- Sessions that viewed a page on more than one closed day: one row per such day but the last,
+-- Sessions that viewed a page on more than one day before C: one row per such day but the last,
 -- counted by page and day (see page_rollup_days.repeats).
 INSERT INTO page_rollup_days (project_id, version, day, origin, path, repeats)
 SELECT {project:String}, {version:UInt64}, day, origin, path, count()

@@ -1,4 +1,4 @@
--- The views of the closed days by local day and page, as insights_pages counts them: time on page
+-- The views before C by local day and page, as insights_pages counts them: time on page
 -- to the session's next event, titles counted, sessions distinct within the day. The sessions held
 -- out are left to the request, so the next event of every view here is before C, or none.
 INSERT INTO page_rollup_days (project_id, version, day, origin, path, views, sessions, duration_ms, durations, titles)

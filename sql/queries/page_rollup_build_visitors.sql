@@ -1,4 +1,4 @@
--- The closed-day visitors of each page counted by their last day (kind 2, written just before).
+-- The visitors of each page before C, counted by their last day (kind 2, written just before).
 INSERT INTO page_rollup_days (project_id, version, day, origin, path, visitors)
 SELECT {project:String}, {version:UInt64}, day, origin, path, count()
 FROM page_rollup_keys

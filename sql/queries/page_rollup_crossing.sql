@@ -1,4 +1,4 @@
--- Sessions of a rollup that events after its C now tie to the closed days, as
+-- Sessions of a rollup that events after its C now tie to what came before, as
 -- page_rollup_build_held_out would have held them out: any event after C of a session whose last
 -- event before C is a view (kind 3), a view after C of any other (kind 4).
 SELECT

@@ -29,7 +29,7 @@ export interface PageRollup {
   /** The sessions held out of the rollup, and their first event (C when there are none). */
   heldOut: bigint[]
   heldFrom: DateTime
-  /** What the statement compares to tell that an insert reached the closed days since the build. */
+  /** What tells that an insert reached before C since the build (see `holds`). */
   insertsSince: DateTime
   inserts: number
 }
@@ -78,7 +78,7 @@ const MOVE_AFTER_BUILDS = 30
 const INSERTS_MARGIN_HOURS = 24
 /** event_inserts keeps 30 days; an older rollup would count inserts it can no longer see. */
 const MAX_AGE_DAYS = 25
-/** A build reads every closed day of a project once: 54 s for the 15.1M events of the largest at 100M. */
+/** A build reads all of a project's events before C once: 44 s for the 15.1M events of the largest at 100M. */
 const DEFAULT_BUILD_TIMEOUT_S = 900
 const DEFAULT_REBUILD_INTERVAL_MS = 5 * 60_000
 /** How long the newest build read from page_rollups is trusted before it is read again. */
@@ -129,7 +129,7 @@ export class PageRollups {
 
   /**
    * Whether the data under the rollup is as it was built: no insert since reached before C, and no
-   * event after C ties a session of the rollup to the closed days. The second takes a pass over the
+   * event after C ties a session of the rollup to what came before. The second takes a pass over the
    * events after C, so it is taken again only when something was inserted since it last passed.
    */
   private async holds(projectId: string, rollup: PageRollup, run: RequestRun): Promise<boolean> {
@@ -243,10 +243,10 @@ export class PageRollups {
       await this.drop(project.id, version).catch(() => {})
       throw err
     }
-    // An insert reaching the closed days while they were read may be half in the rollup: not kept.
+    // An insert reaching before C while the build read may be half in the rollup: not kept.
     if ((await countInserts()) !== before) {
       await this.drop(project.id, version)
-      logger.info({ project: project.id }, 'page rollup: the closed days changed while building; not kept')
+      logger.info({ project: project.id }, 'page rollup: events before C changed while building; not kept')
       return
     }
     for (const table of COMPACTED_TABLES) {
