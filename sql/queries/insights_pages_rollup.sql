@@ -1,10 +1,10 @@
 -- /insights/{projectId}/pages from a rollup (sql/schema/011_page_rollups.sql): the same numbers
 -- as insights_pages, for a window that starts at a local midnight before the rollup's C and ends
 -- after it. What came before C comes from the rollup (its last day is the part of C's day before
--- C); `recent` is what the rollup leaves out, read as
--- insights_pages reads it: the events from C on, and the held-out sessions whole. It holds only
--- while no insert reached before C and no event after C tied a session of the rollup to the
--- events before it since the build; src/query/page-rollups.ts checks that first.
+-- C); `recent` is what the rollup leaves out, read as insights_pages reads it: the events from C
+-- on, and the held-out sessions whole. It holds only while no insert reached before C and no event
+-- after C tied a session of the rollup to the events before it since the build;
+-- src/query/page-rollups.ts checks that first.
 WITH
   toDate({from:DateTime64(3, 'UTC')}, {timezone:String}) AS from_day,
   recent_events AS MATERIALIZED (
