@@ -21,6 +21,7 @@ import { createResponseCache, eventsWatermark } from '../src/http/response-cache
 import { createLogger } from '../src/log.ts'
 import { createProject, findProject } from '../src/projects.ts'
 import { DIMENSIONS } from '../src/query/dimensions.ts'
+import { PageRollups } from '../src/query/page-rollups.ts'
 import { openRuntime, type Runtime } from '../src/runtime.ts'
 import { PRESETS, presetPlan, seedPlan, type PresetName } from '../src/seed/presets.ts'
 import { listen } from '../src/server.ts'
@@ -148,7 +149,24 @@ log(`engine ${engineVersion}; ${sizes.length} projects; L ${largest.id} (${large
 // ---------------------------------------------------------------------------------------------
 const root = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: 'bench-root' })
 const headers = { 'openpanel-client-id': root.id, 'openpanel-client-secret': root.secret }
-const appDeps = { config, runner: rt.runner, logger, signingKey: rt.signingKey }
+// /pages reads its rollup as under `quarry serve` (QUARRY_PAGE_ROLLUPS=0 measures it from the events).
+// The measured projects' rollups are built first, so the latency table does not time their builds.
+// Their clock is half an hour past the data's last event, so that, as under live traffic, each request
+// reads the hour of events after C; by the wall clock, data seeded hours ago would leave none.
+const rollupClock = new Date(Date.parse(`${dataEnd.replace(' ', 'T')}Z`) + 30 * 60_000)
+const pageRollups = config.QUARRY_PAGE_ROLLUPS
+  ? new PageRollups({ runner: rt.runner, logger, now: () => rollupClock, queryTimeoutS: config.QUARRY_QUERY_TIMEOUT_S })
+  : undefined
+const roles = args.projects!.split(',') as ('M' | 'L')[]
+const rollupBuildMs: Partial<Record<'M' | 'L', number>> = {}
+for (const role of pageRollups ? roles : []) {
+  const project = await findProject(rt.runner, projects[role].id)
+  const started = performance.now()
+  await pageRollups!.build(project!)
+  rollupBuildMs[role] = round(performance.now() - started, 0)
+  log(`${role} page rollup built in ${rollupBuildMs[role]} ms`)
+}
+const appDeps = { config, runner: rt.runner, logger, signingKey: rt.signingKey, pageRollups }
 const cache = createResponseCache({ now: () => new Date(), watermark: eventsWatermark(rt.runner) })
 const plainServer = await listen(buildApp({ ...appDeps, responseCache: false }), '127.0.0.1', 0)
 const cachedServer = await listen(buildApp({ ...appDeps, responseCache: cache }), '127.0.0.1', 0)
@@ -226,6 +244,8 @@ export interface LatencyCell {
   paired_overhead_p50_ms: number
   peer_over_bare?: number
   peer_over_http?: number
+  /** /pages: whether every timed answer came from the page rollup (X-Quarry-Rollup). */
+  from_rollup?: boolean
   load: number[]
   note?: string
 }
@@ -239,6 +259,7 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
   const bare: number[] = []
   const peerMs: number[] = []
   const paired: number[] = []
+  let fromRollup = 0
   let failure: string | undefined
   const started = performance.now()
   for (let i = 0; ; i++) {
@@ -259,6 +280,7 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
         if (i >= 2) {
           http.push(r.ms)
           db.push(Number(/db;dur=([\d.]+)/.exec(String(r.headers['server-timing'] ?? ''))?.[1] ?? NaN))
+          if (r.headers['x-quarry-rollup'] !== undefined) fromRollup++
         }
       },
       async () => {
@@ -288,6 +310,7 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
     overhead_p50_ms: 0,
     overhead_ratio: 0,
     paired_overhead_p50_ms: round(quantile(paired, 0.5), 2),
+    ...(endpoint === 'pages' ? { from_rollup: fromRollup === http.length } : {}),
     load: load(),
     ...(note || failure ? { note: [note, failure && `stopped: ${failure}`].filter(Boolean).join('; ') } : {}),
   }
@@ -308,7 +331,6 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
 // Latency at concurrency 1
 // ---------------------------------------------------------------------------------------------
 const latency: LatencyCell[] = []
-const roles = args.projects!.split(',') as ('M' | 'L')[]
 if (!args['skip-latency']) {
   for (const role of roles) {
     const project = projects[role].id
@@ -501,6 +523,7 @@ const report = {
     windows: Object.fromEntries(WINDOWS.map((w) => [w, `${day(WINDOW_DAYS[w])} … ${anchorDay} (whole days, UTC)`])),
     seeded_now: seeded,
     peer_table: peerBuild,
+    page_rollups: pageRollups ? { clock: rollupClock.toISOString(), build_ms: rollupBuildMs } : null,
     settle: { ...settled, parts },
   },
   settings: { requests: REQUESTS, min_requests: MIN_REQUESTS, budget_s: BUDGET_S, concurrency: CONCURRENCY, load_s: LOAD_S, export_rows: EXPORT_ROWS },

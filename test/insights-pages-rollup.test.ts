@@ -144,6 +144,21 @@ describe('answers from the rollup', () => {
     expect(seen).toEqual(all)
   })
 
+  it('explains the statement it answers with, which run as shown gives the same rows', async () => {
+    const res = await h.get(U, 'pages', { range: '30d', limit: 1000, explain: 'sql' })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.headers.get('x-quarry-rollup')).not.toBeNull()
+    expect(res.body.sql).toHaveLength(1)
+    expect(res.body.sql[0]).toContain('page_rollup_days')
+    // rx-cross and rx-cross2 span C: the held-out sessions are among the parameters shown.
+    expect(res.body.params.held_out.length).toBeGreaterThanOrEqual(2)
+    const result = await h.rt.engine.client.exec({ query: res.body.sql[0], query_params: res.body.params })
+    let text = ''
+    for await (const chunk of result.stream) text += chunk.toString()
+    const rows = text.split('\n').filter(Boolean).map((line) => JSON.parse(line))
+    expect(rows).toEqual(model().pages(U, UTC_30D))
+  })
+
   it('counts bounces over sessions with views only, on both paths', async () => {
     const empty = (rows: { origin: string; path: string }[]) => rows.find((r) => r.origin === '' && r.path === '')
     const fromRollup = await pages(U, { range: '30d' })

@@ -4,7 +4,8 @@
 -- C); `recent` is what the rollup leaves out, read as insights_pages reads it: the events from C
 -- on, and the held-out sessions whole. It holds only while no insert reached before C and no event
 -- after C tied a session of the rollup to the events before it since the build;
--- src/query/page-rollups.ts checks that first.
+-- src/query/page-rollups.ts checks that first. The held-out keys come as decimal strings: JSON has
+-- no 128-bit numbers, and explain=sql must show parameters that run as shown.
 WITH
   toDate({from:DateTime64(3, 'UTC')}, {timezone:String}) AS from_day,
   recent_events AS MATERIALIZED (
@@ -14,7 +15,7 @@ WITH
     UNION ALL
     SELECT created_at, id, is_view, origin, path, title, session_key, profile_key
     FROM session_timeline
-    WHERE project_id = {project:String} AND session_key IN {held_out:Array(UInt128)}
+    WHERE project_id = {project:String} AND session_key IN arrayMap(key -> toUInt128(key), {held_out:Array(String)})
       AND created_at >= {held_from:DateTime64(3, 'UTC')} AND created_at < {closed:DateTime64(3, 'UTC')}
   ),
   recent AS (

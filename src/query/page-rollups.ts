@@ -26,8 +26,8 @@ export interface PageRollup {
   timezone: string
   /** C: the rollup holds what came before. */
   closedAt: DateTime
-  /** The sessions held out of the rollup, and their first event (C when there are none). */
-  heldOut: bigint[]
+  /** The sessions held out of the rollup (128-bit keys in decimal), and their first event (C when there are none). */
+  heldOut: string[]
   heldFrom: DateTime
   /** What tells that an insert reached before C since the build (see `holds`). */
   insertsSince: DateTime
@@ -189,7 +189,7 @@ export class PageRollups {
           version: row.version,
           timezone: row.timezone,
           closedAt: instant(row.closed_at),
-          heldOut: row.held_out.map((key) => BigInt(key)),
+          heldOut: row.held_out,
           heldFrom: instant(row.held_from),
           insertsSince: instant(row.inserts_since),
           inserts: row.inserts,
