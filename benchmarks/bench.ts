@@ -21,7 +21,7 @@ import { createResponseCache, eventsWatermark } from '../src/http/response-cache
 import { createLogger } from '../src/log.ts'
 import { createProject, findProject } from '../src/projects.ts'
 import { DIMENSIONS } from '../src/query/dimensions.ts'
-import { PageRollups } from '../src/query/page-rollups.ts'
+import { configuredPageRollups } from '../src/query/page-rollups.ts'
 import { openRuntime, type Runtime } from '../src/runtime.ts'
 import { PRESETS, presetPlan, seedPlan, type PresetName } from '../src/seed/presets.ts'
 import { listen } from '../src/server.ts'
@@ -154,9 +154,7 @@ const headers = { 'openpanel-client-id': root.id, 'openpanel-client-secret': roo
 // Their clock is half an hour past the data's last event, so that, as under live traffic, each request
 // reads the hour of events after C; by the wall clock, data seeded hours ago would leave none.
 const rollupClock = new Date(Date.parse(`${dataEnd.replace(' ', 'T')}Z`) + 30 * 60_000)
-const pageRollups = config.QUARRY_PAGE_ROLLUPS
-  ? new PageRollups({ runner: rt.runner, logger, now: () => rollupClock, queryTimeoutS: config.QUARRY_QUERY_TIMEOUT_S })
-  : undefined
+const pageRollups = configuredPageRollups(config, { runner: rt.runner, logger, now: () => rollupClock })
 const roles = args.projects!.split(',') as ('M' | 'L')[]
 const rollupBuildMs: Partial<Record<'M' | 'L', number>> = {}
 for (const role of pageRollups ? roles : []) {

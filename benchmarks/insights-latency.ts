@@ -14,7 +14,7 @@ import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
 import { findProject } from '../src/projects.ts'
 import { DIMENSIONS } from '../src/query/dimensions.ts'
-import { PageRollups } from '../src/query/page-rollups.ts'
+import { configuredPageRollups } from '../src/query/page-rollups.ts'
 import { openRuntime } from '../src/runtime.ts'
 import { listen } from '../src/server.ts'
 
@@ -25,9 +25,7 @@ const rt = await openRuntime(config, createLogger('warn'))
 const client = await createClientRow(rt.runner, { type: 'read', projectId: values.project!, organizationId: 'default', name: 'bench' })
 const project = await findProject(rt.runner, values.project!)
 if (!project) throw new Error(`no project ${values.project}`)
-const pageRollups = config.QUARRY_PAGE_ROLLUPS
-  ? new PageRollups({ runner: rt.runner, logger: rt.logger, now: () => new Date(), queryTimeoutS: config.QUARRY_QUERY_TIMEOUT_S })
-  : undefined
+const pageRollups = configuredPageRollups(config, { runner: rt.runner, logger: rt.logger })
 const buildStarted = performance.now()
 await pageRollups?.build(project)
 const rollupBuildMs = pageRollups ? Math.round(performance.now() - buildStarted) : null

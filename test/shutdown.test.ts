@@ -126,3 +126,43 @@ describe('quarry serve, response cache', () => {
     ])
   })
 })
+
+describe('quarry serve, page rollups', () => {
+  /** /pages for 30 days, before and after the build the first request starts (if one is logged within waitMs). */
+  async function pagesAround(env: Record<string, string>, waitMs: number) {
+    const port = await freePort()
+    const server = startQuarry(dir, ['serve'], { PORT: String(port), LOG_LEVEL: 'info', QUARRY_RESPONSE_CACHE_MB: '0', ...env })
+    const exited = finished(server)
+    await waitForStderr(server, '"listening"')
+    const get = async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/insights/shop/pages?range=30d&limit=1000`, { headers: credentials })
+      return { status: res.status, rollup: res.headers.get('x-quarry-rollup'), body: await res.text() }
+    }
+    try {
+      const first = await get()
+      const built = await waitForStderr(server, '"page rollup built"', waitMs).then(
+        () => true,
+        () => false,
+      )
+      return { first, built, second: await get() }
+    } finally {
+      server.kill('SIGTERM')
+      await exited
+    }
+  }
+
+  it('are on by default: the first /pages reads the events and starts a build, the next reads the rollup, with the same rows', async () => {
+    const { first, built, second } = await pagesAround({}, 30_000)
+    expect([first.status, first.rollup]).toEqual([200, null])
+    expect(built).toBe(true)
+    expect(second.status).toBe(200)
+    expect(second.rollup).not.toBeNull()
+    expect(JSON.parse(second.body)).toEqual(JSON.parse(first.body))
+  }, 60_000)
+
+  it('are off with QUARRY_PAGE_ROLLUPS=0', async () => {
+    const { first, built, second } = await pagesAround({ QUARRY_PAGE_ROLLUPS: '0' }, 5_000)
+    expect([first.status, first.rollup, built, second.status, second.rollup]).toEqual([200, null, false, 200, null])
+    expect(second.body).toBe(first.body)
+  }, 60_000)
+})

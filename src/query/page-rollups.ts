@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon'
 import type { Logger } from 'pino'
 import type { QueryRunner, QueryStats, Statement } from '../clickhouse/run.ts'
+import type { Config } from '../config.ts'
 import type { PageRequest } from './insights.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
@@ -93,6 +94,15 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 /** The newest start of an hour at least SETTLE_HOURS old (of the project's hours, which some zones offset by 30 or 45 minutes). */
 export function newestClosing(now: DateTime, timezone: string): DateTime {
   return now.setZone(timezone).minus({ hours: SETTLE_HOURS }).startOf('hour')
+}
+
+/** The rollups `quarry serve` runs with, or none when QUARRY_PAGE_ROLLUPS=0. */
+export function configuredPageRollups(
+  config: Pick<Config, 'QUARRY_PAGE_ROLLUPS' | 'QUARRY_QUERY_TIMEOUT_S'>,
+  deps: Pick<PageRollupsOptions, 'runner' | 'logger'> & { now?: () => Date },
+): PageRollups | undefined {
+  if (!config.QUARRY_PAGE_ROLLUPS) return undefined
+  return new PageRollups({ now: () => new Date(), ...deps, queryTimeoutS: config.QUARRY_QUERY_TIMEOUT_S })
 }
 
 export class PageRollups {
@@ -213,11 +223,7 @@ export class PageRollups {
     const started = performance.now()
     const read = { timeoutS: this.opts.buildTimeoutS }
     const [clock] = await runner.rows<{ now: string; previous: number }>(
-      {
-        name: 'page_rollup_clock',
-        sql: 'SELECT now64(3) AS now, (SELECT max(version) FROM page_rollups WHERE project_id = {project:String}) AS previous',
-        params: { project: project.id },
-      },
+      { name: 'page_rollup_clock', sql: renderSql('page_rollup_clock'), params: { project: project.id } },
       read,
     )
     const built = instant(clock!.now)
