@@ -3,11 +3,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { EngineQueryError, EngineUnavailableError, QueryTimeoutError } from '../clickhouse/errors.ts'
 import { OverloadedError } from '../clickhouse/gate.ts'
-
-export interface ErrorDetail {
-  path: string
-  message: string
-}
+import { InvalidInput, invalidParameters, type ErrorDetail } from '../query/errors.ts'
 
 /** The one error envelope: every 4xx and 5xx body Quarry sends has this shape. */
 export interface ErrorBody {
@@ -31,9 +27,6 @@ export class ApiError extends Error {
   }
 }
 
-export const invalidParameters = (details: ErrorDetail[]) =>
-  new ApiError(400, 'invalid_parameters', details.map((d) => `${d.path}: ${d.message}`).join('; '), details)
-
 export function errorBody(err: ApiError, requestId: string): ErrorBody {
   return {
     status: err.status,
@@ -48,6 +41,7 @@ export function errorBody(err: ApiError, requestId: string): ErrorBody {
 /** Maps anything thrown while answering to the error the client sees; internals stay in the log. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err
+  if (err instanceof InvalidInput) return new ApiError(400, err.code, err.message, err.details)
   if (err instanceof OverloadedError) {
     return new ApiError(503, 'overloaded', 'Quarry is busy; retry shortly', undefined, { 'Retry-After': '1' })
   }
@@ -65,7 +59,7 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof EngineQueryError) {
     // A regex filter is the one user value ClickHouse compiles; its syntax errors are the caller's.
     if (err.clickhouseCode === '427') {
-      return invalidParameters([{ path: 'filters', message: 'a regex filter is not a valid RE2 pattern' }])
+      return toApiError(invalidParameters([{ path: 'filters', message: 'a regex filter is not a valid RE2 pattern' }]))
     }
     return new ApiError(500, 'internal_error', 'the query failed')
   }

@@ -1,6 +1,6 @@
 import type { DateTime, DurationLikeObject, DurationUnit } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
-import { invalidParameters } from '../http/errors.ts'
+import { invalidParameters } from './errors.ts'
 import { findEventColumn, UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
 import { compileFilters, type Filter } from './filters.ts'
 import { bucketExpression } from './insights.ts'

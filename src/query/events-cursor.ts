@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon'
-import { ApiError } from '../http/errors.ts'
+import { invalidCursor } from './errors.ts'
 import type { ExportWindow, KeysetPosition } from './export-events.ts'
 import { signToken, verifyToken } from './signed-token.ts'
 import { clickhouseInstant } from './time-range.ts'
@@ -22,7 +22,6 @@ interface EventsCursor {
   fp: string
 }
 
-const invalidCursor = (message: string) => new ApiError(400, 'invalid_cursor', message, [{ path: 'cursor', message }])
 
 const CH_INSTANT = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

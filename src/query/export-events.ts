@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
-import { invalidParameters, type ErrorDetail } from '../http/errors.ts'
+import { invalidParameters, type ErrorDetail } from './errors.ts'
 import { compileFilters, type Filter } from './filters.ts'
 import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'

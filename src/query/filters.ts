@@ -1,6 +1,5 @@
-import { z } from '@hono/zod-openapi'
 import { DateTime } from 'luxon'
-import { invalidParameters, type ErrorDetail } from '../http/errors.ts'
+import { invalidParameters, type ErrorDetail } from './errors.ts'
 import { SESSION_FILTER_COLUMNS } from './dimensions.ts'
 import { findEventColumn, UTM_FIELDS, utmPropertyKey, type ColumnKind } from './event-columns.ts'
 import type { SqlParams } from './sql-params.ts'
@@ -26,26 +25,14 @@ export type Operator = (typeof OPERATORS)[number]
 export const MAX_FILTERS = 20
 export const MAX_FILTER_VALUES = 100
 
-export const FilterSchema = z
-  .object({
-    name: z.string().min(1).max(256),
-    operator: z.enum(OPERATORS),
-    value: z.array(z.union([z.string().max(4096), z.number(), z.boolean()])).max(MAX_FILTER_VALUES),
-    id: z.string().optional().openapi({ description: 'Ignored; accepted because OpenPanel clients send it' }),
-  })
-  .strict()
-  .openapi('Filter')
-export type Filter = z.infer<typeof FilterSchema>
-
-export const FiltersSchema = z
-  .array(FilterSchema)
-  .max(MAX_FILTERS)
-  .openapi({
-    description:
-      'JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. ' +
-      'Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; ' +
-      'several values OR, except isNot and doesNotContain whose values AND.',
-  })
+/** One filter of a request; the routes' zod schema (routes/params.ts) validates its shape. */
+export interface Filter {
+  name: string
+  operator: Operator
+  value: (string | number | boolean)[]
+  /** Sent by OpenPanel clients; ignored. */
+  id?: string
+}
 
 /**
  * Where the filtered rows come from:

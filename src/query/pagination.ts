@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { DateTime } from 'luxon'
-import { ApiError } from '../http/errors.ts'
+import { invalidCursor } from './errors.ts'
 import { signToken, verifyToken } from './signed-token.ts'
 import type { TimeRange } from './time-range.ts'
 
@@ -28,8 +28,6 @@ export interface PagePosition {
   range?: TimeRange
 }
 
-const invalidCursor = (message: string) =>
-  new ApiError(400, 'invalid_cursor', message, [{ path: 'cursor', message }])
 
 /**
  * Where a page starts: a plain integer is a 1-based page number (OpenPanel's older contract);

@@ -1,5 +1,5 @@
 import { DateTime, type DateTimeUnit } from 'luxon'
-import { invalidParameters } from '../http/errors.ts'
+import { invalidParameters } from './errors.ts'
 
 export const RANGES = [
   '30min',

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { DateTime } from 'luxon'
 import type { AppEnv } from '../app-env.ts'
-import { invalidParameters } from '../http/errors.ts'
+import { invalidParameters } from '../query/errors.ts'
 import {
   chartPreviousRange,
   chartSeriesStatement,
@@ -17,11 +17,10 @@ import {
   type ChartSeriesRow,
   type Segment,
 } from '../query/charts.ts'
-import { FiltersSchema } from '../query/filters.ts'
-import { readQuery } from '../query/query-string.ts'
+import { readQuery } from './query-reader.ts'
 import { buckets, INTERVALS, isoWithOffset, MAX_BUCKETS, resolveRange } from '../query/time-range.ts'
 import { errorResponses, RANGE_HEADERS } from './openapi-shared.ts'
-import { windowParams } from './window-params.ts'
+import { FiltersSchema, windowParams } from './params.ts'
 
 export interface ExportChartsDeps {
   now: () => Date

@@ -3,7 +3,7 @@ import type { Context } from 'hono'
 import { DateTime } from 'luxon'
 import type { Logger } from 'pino'
 import type { AppEnv } from '../app-env.ts'
-import { invalidParameters } from '../http/errors.ts'
+import { invalidParameters } from '../query/errors.ts'
 import { acceptsGzip, gzipped } from '../http/gzip-stream.ts'
 import {
   DEFAULT_WINDOW_DAYS,
@@ -17,11 +17,11 @@ import {
   type ExportWindow,
 } from '../query/export-events.ts'
 import { makeCursor, readCursor } from '../query/events-cursor.ts'
-import { FiltersSchema } from '../query/filters.ts'
 import { fingerprint } from '../query/pagination.ts'
-import { readQuery } from '../query/query-string.ts'
+import { readQuery } from './query-reader.ts'
 import { isoWithOffset } from '../query/time-range.ts'
 import { errorResponses, PAGE_HEADERS, RANGE_HEADERS } from './openapi-shared.ts'
+import { FiltersSchema } from './params.ts'
 
 export interface ExportEventsDeps {
   signingKey: Buffer

@@ -4,11 +4,10 @@ import { DateTime } from 'luxon'
 import type { AppEnv } from '../app-env.ts'
 import type { Statement } from '../clickhouse/run.ts'
 import { DIMENSIONS, type Dimension } from '../query/dimensions.ts'
-import { FiltersSchema } from '../query/filters.ts'
 import { breakdownStatement, liveStatement, metricsStatement, pagesStatement, type PageRequest } from '../query/insights.ts'
 import { pagesRollupStatement, type PageRollups } from '../query/page-rollups.ts'
 import { fingerprint, nextCursor, pagePosition } from '../query/pagination.ts'
-import { readQuery } from '../query/query-string.ts'
+import { readQuery } from './query-reader.ts'
 import {
   buckets,
   defaultInterval,
@@ -19,9 +18,9 @@ import {
   resolveRange,
   type TimeRange,
 } from '../query/time-range.ts'
-import { invalidParameters } from '../http/errors.ts'
+import { invalidParameters } from '../query/errors.ts'
 import { errorResponses, RANGE_HEADERS, PAGE_HEADERS, ROLLUP_HEADERS } from './openapi-shared.ts'
-import { windowParams } from './window-params.ts'
+import { FiltersSchema, windowParams } from './params.ts'
 
 export interface InsightsDeps {
   signingKey: Buffer

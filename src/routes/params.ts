@@ -1,6 +1,27 @@
 import { z } from '@hono/zod-openapi'
 import { isValidTimezone } from '../projects.ts'
+import { MAX_FILTERS, MAX_FILTER_VALUES, OPERATORS, type Filter } from '../query/filters.ts'
 import { RANGES } from '../query/time-range.ts'
+
+export const FilterSchema = z
+  .object({
+    name: z.string().min(1).max(256),
+    operator: z.enum(OPERATORS),
+    value: z.array(z.union([z.string().max(4096), z.number(), z.boolean()])).max(MAX_FILTER_VALUES),
+    id: z.string().optional().openapi({ description: 'Ignored; accepted because OpenPanel clients send it' }),
+  })
+  .strict()
+  .openapi('Filter') satisfies z.ZodType<Filter>
+
+export const FiltersSchema = z
+  .array(FilterSchema)
+  .max(MAX_FILTERS)
+  .openapi({
+    description:
+      'JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. ' +
+      'Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; ' +
+      'several values OR, except isNot and doesNotContain whose values AND.',
+  })
 
 /** The window parameters insights and chart export share; each route adds its own around them. */
 export const windowParams = (defaultRange: string) => ({

@@ -1,5 +1,5 @@
 import type { z } from '@hono/zod-openapi'
-import { invalidParameters, type ErrorDetail } from '../http/errors.ts'
+import { invalidParameters, type ErrorDetail } from '../query/errors.ts'
 
 const BRACKET_FILTER = /^filters\[(\d{1,3})\]\[(name|operator|value|id)\](?:\[(\d{0,3})\])?$/
 
