@@ -14,7 +14,6 @@ import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
 import { findProject } from '../src/projects.ts'
 import { DIMENSIONS } from '../src/query/dimensions.ts'
-import { configuredPageRollups } from '../src/query/page-rollups.ts'
 import { openRuntime } from '../src/runtime.ts'
 import { listen } from '../src/server.ts'
 
@@ -25,7 +24,7 @@ const rt = await openRuntime(config, createLogger('warn'))
 const client = await createClientRow(rt.runner, { type: 'read', projectId: values.project!, organizationId: 'default', name: 'bench' })
 const project = await findProject(rt.runner, values.project!)
 if (!project) throw new Error(`no project ${values.project}`)
-const pageRollups = configuredPageRollups(config, { runner: rt.runner, logger: rt.logger })
+const { pageRollups } = rt
 const buildStarted = performance.now()
 await pageRollups?.build(project)
 const rollupBuildMs = pageRollups ? Math.round(performance.now() - buildStarted) : null

@@ -9,16 +9,18 @@ import { admission, admissionLimit } from './http/admission.ts'
 import { compressLarge } from './http/compression.ts'
 import { apiCors } from './http/cors.ts'
 import { explainable } from './http/explain.ts'
-import { allowedMethods, queryStringLimit } from './http/limits.ts'
+import { queryStringLimit } from './http/limits.ts'
 import { ApiError, errorBody, toApiError } from './http/errors.ts'
 import { invalidParameters } from './query/errors.ts'
 import { requestId } from './http/request-id.ts'
-import type { ResponseCache } from './http/response-cache.ts'
-import type { PageRollups } from './query/page-rollups.ts'
+import { methodNotAllowed } from 'hono/method-not-allowed'
+import type { ResponseCache } from './http/cache/middleware.ts'
+import type { PageRollups } from './services/page-rollups/index.ts'
 import { exportChartsRoutes } from './routes/export-charts.ts'
 import { exportEventsRoutes } from './routes/export-events.ts'
 import { insightsRoutes } from './routes/insights.ts'
 import { mountDocs } from './routes/docs.ts'
+import { issueDetails } from './routes/query-reader.ts'
 import { systemRoutes } from './routes/system.ts'
 
 export interface AppDeps {
@@ -33,25 +35,32 @@ export interface AppDeps {
   version?: string
   /** Test seams of authentication and rate limiting. */
   auth?: AuthHooks
-  /** Cache, coalescing and ETags of the aggregate routes (src/http/response-cache.ts); off when absent. */
+  /** Cache, coalescing and ETags of the aggregate routes (src/http/cache/); off when absent. */
   responseCache?: ResponseCache | false
-  /** /pages rollups (src/query/page-rollups.ts); every /pages request reads the events when absent. */
+  /** /pages rollups (src/services/page-rollups/index.ts); every /pages request reads the events when absent. */
   pageRollups?: PageRollups
 }
 
 /** Builds the whole HTTP application without listening, so tests drive it with app.request(). */
 export function buildApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>({
+    // Every route's validation failure is a 400 in the one envelope, naming each problem.
     defaultHook: (result) => {
-      if (!result.success) {
-        throw invalidParameters(
-          result.error.issues.map((issue) => ({ path: issue.path.join('.') || '(query)', message: issue.message })),
-        )
-      }
+      if (!result.success) throw invalidParameters(issueDetails(result.error.issues))
     },
   })
 
   app.use('*', requestId)
+  app.use(
+    '*',
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) => {
+        const err = new ApiError(405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}`)
+        return c.json(errorBody(err, c.get('requestId')), 405, { Allow: methods.join(', ') })
+      },
+    }),
+  )
   app.use('*', accessLog(deps.logger))
   // Overload is refused here, before any work, so requests cannot pile up in front of the query gate.
   app.use('*', admission({ limit: admissionLimit(deps.config), exempt: ['/healthz'] }))
@@ -114,12 +123,6 @@ export function buildApp(deps: AppDeps) {
   mountDocs(app, deps.version ?? '0.0.0')
 
   app.notFound((c) => {
-    const allow = allowedMethods(app.routes, c.req.path)
-    if (allow.length > 0) {
-      c.header('Allow', allow.join(', '))
-      const err = new ApiError(405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}`)
-      return c.json(errorBody(err, c.get('requestId')), 405)
-    }
     const err = new ApiError(404, 'not_found', `no route for ${c.req.method} ${c.req.path}`)
     return c.json(errorBody(err, c.get('requestId')), 404)
   })

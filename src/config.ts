@@ -44,7 +44,7 @@ export const configSchema = z.object({
   QUARRY_STREAM_FIRST_BYTE_TIMEOUT_MS: positiveInt.default(DEFAULT_STREAM_FIRST_BYTE_TIMEOUT_MS),
   /** Megabytes of response bodies `quarry serve` keeps for insights and charts; 0 turns the cache off. */
   QUARRY_RESPONSE_CACHE_MB: z.coerce.number().int().min(0).default(64),
-  /** `quarry serve` answers /pages from rollups of the events before the last hour where they hold (src/query/page-rollups.ts). */
+  /** `quarry serve` answers /pages from rollups of the events before the last hour where they hold (src/services/page-rollups/index.ts). */
   QUARRY_PAGE_ROLLUPS: flag.default(true),
   QUARRY_RATE_LIMIT: positiveInt.default(100),
   QUARRY_RATE_WINDOW_S: positiveInt.default(10),

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino'
-import { openEngine, type Engine } from './clickhouse/engine.ts'
+import { openEngine, type Engine } from './clickhouse/engine/index.ts'
 import { createQueryGate, type QueryGate } from './clickhouse/gate.ts'
 import { migrate } from './clickhouse/migrate.ts'
 import { createQueryRunner, type QueryRunner } from './clickhouse/run.ts'
 import type { Config } from './config.ts'
 import { learnEngineTimezones } from './query/time-range.ts'
+import { configuredPageRollups, type PageRollups } from './services/page-rollups/index.ts'
 import { loadSigningKey } from './signing-key.ts'
 
 /** The engine and everything that queries it, opened once per process. */
@@ -15,6 +16,8 @@ export interface Runtime {
   runner: QueryRunner
   logger: Logger
   signingKey: Buffer
+  /** The /pages rollups' background builds (QUARRY_PAGE_ROLLUPS); none when turned off. */
+  pageRollups?: PageRollups
   close(): Promise<void>
 }
 
@@ -40,5 +43,18 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     { timeoutS: config.QUARRY_QUERY_TIMEOUT_S },
   )
   learnEngineTimezones(zones.map((z) => z.name))
-  return { config, engine, gate, runner, logger, signingKey, close: () => engine.close() }
+  const pageRollups = configuredPageRollups(config, { runner, logger })
+  return {
+    config,
+    engine,
+    gate,
+    runner,
+    logger,
+    signingKey,
+    pageRollups,
+    close: () => {
+      pageRollups?.stop()
+      return engine.close()
+    },
+  }
 }

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
-import { KEEP_ALIVE_IDLE_MS } from '../src/clickhouse/engine.ts'
+import { KEEP_ALIVE_IDLE_MS } from '../src/clickhouse/engine/http.ts'
 import { configSchema } from '../src/config.ts'
 import { CLICKHOUSE_IMAGE } from './server/clickhouse.ts'
 

@@ -1,5 +1,5 @@
 /**
- * /pages answered from a rollup of what came before an instant C (src/query/page-rollups.ts): the
+ * /pages answered from a rollup of what came before an instant C (src/services/page-rollups/index.ts): the
  * same rows as the reference model, through real requests, for every window a rollup answers; and
  * the answer stays right when the data changes under the rollup (an insert before C, a late event
  * tying a session to the rollup), read from the events until the rollup is built again.
@@ -144,19 +144,34 @@ describe('answers from the rollup', () => {
     expect(seen).toEqual(all)
   })
 
-  it('explains the statement it answers with, which run as shown gives the same rows', async () => {
+  it('explains its planning reads and the statement it answers with, which run as shown gives the same rows', async () => {
+    await pages(U, { range: '30d' })
     const res = await h.get(U, 'pages', { range: '30d', limit: 1000, explain: 'sql' })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     expect(res.headers.get('x-quarry-rollup')).not.toBeNull()
-    expect(res.body.sql).toHaveLength(1)
-    expect(res.body.sql[0]).toContain('page_rollup_days')
+    // The planning read that checks no insert reached before C is listed before the answer.
+    const sql = res.body.sql as string[]
+    expect(sql.length).toBeGreaterThanOrEqual(2)
+    expect(sql.slice(0, -1).some((s) => s.includes('FROM event_inserts'))).toBe(true)
+    const answer = sql.at(-1)!
+    expect(answer).toContain('page_rollup_days')
     // rx-cross and rx-cross2 span C: the held-out sessions are among the parameters shown.
     expect(res.body.params.held_out.length).toBeGreaterThanOrEqual(2)
-    const result = await h.rt.engine.client.exec({ query: res.body.sql[0], query_params: res.body.params })
+    const result = await h.rt.engine.client.exec({ query: answer, query_params: res.body.params })
     let text = ''
     for await (const chunk of result.stream) text += chunk.toString()
     const rows = text.split('\n').filter(Boolean).map((line) => JSON.parse(line))
     expect(rows).toEqual(model().pages(U, UTC_30D))
+  })
+
+  it('explaining a request for a project without a rollup lists the read that finds none and starts no build', async () => {
+    const builds = async () =>
+      (await (await h.rt.engine.client.query({ query: `SELECT count() AS n FROM page_rollups WHERE project_id = {p:String}`, query_params: { p: PROJECTS.empty.id }, format: 'JSONEachRow' })).json<{ n: number }>())[0]!.n
+    const res = await h.get(PROJECTS.empty.id, 'pages', { range: '30d', explain: 'sql' })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect((res.body.sql as string[]).some((s) => s.includes('FROM page_rollups'))).toBe(true)
+    await h.rollups!.settled(PROJECTS.empty.id)
+    expect(await builds()).toBe(0)
   })
 
   it('counts bounces over sessions with views only, on both paths', async () => {

@@ -8,9 +8,7 @@ FROM (
     min(if(is_view, (created_at, origin, path), (toDateTime64('2299-12-31 00:00:00', 3, 'UTC'), '', ''))) AS entry,
     countIf(is_view) AS views
   FROM session_timeline
-  WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')}
-    AND session_key NOT IN (
-      SELECT key FROM page_rollup_keys WHERE project_id = {project:String} AND version = {version:UInt64} AND kind = 5)
+  WHERE {{> rollup_events}}
     AND session_key != reinterpretAsUInt128(sipHash128(''))
   GROUP BY session_key
   HAVING views > 0

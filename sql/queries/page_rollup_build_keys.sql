@@ -3,9 +3,7 @@ INSERT INTO page_rollup_keys (project_id, version, kind, day, origin, path, key)
 WITH views_before AS (
   SELECT toDate(created_at, {timezone:String}) AS day, origin, path, session_key, profile_key
   FROM session_timeline
-  WHERE project_id = {project:String} AND is_view AND created_at < {closed:DateTime64(3, 'UTC')}
-    AND session_key NOT IN (
-      SELECT key FROM page_rollup_keys WHERE project_id = {project:String} AND version = {version:UInt64} AND kind = 5)
+  WHERE {{> rollup_events}} AND is_view
 )
 SELECT {project:String}, {version:UInt64}, kind, day, origin, path, key
 FROM (
@@ -15,8 +13,6 @@ FROM (
   UNION ALL
   SELECT if(argMax(is_view, (created_at, id)), toUInt8(3), toUInt8(4)), toDate(0), '', '', session_key
   FROM session_timeline
-  WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')}
-    AND session_key NOT IN (
-      SELECT key FROM page_rollup_keys WHERE project_id = {project:String} AND version = {version:UInt64} AND kind = 5)
+  WHERE {{> rollup_events}}
   GROUP BY session_key
 )

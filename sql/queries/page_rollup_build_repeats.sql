@@ -5,9 +5,7 @@ SELECT {project:String}, {version:UInt64}, day, origin, path, count()
 FROM (
   SELECT origin, path, arraySort(groupUniqArray(toDate(created_at, {timezone:String}))) AS days
   FROM session_timeline
-  WHERE project_id = {project:String} AND is_view AND created_at < {closed:DateTime64(3, 'UTC')}
-    AND session_key NOT IN (
-      SELECT key FROM page_rollup_keys WHERE project_id = {project:String} AND version = {version:UInt64} AND kind = 5)
+  WHERE {{> rollup_events}} AND is_view
   GROUP BY origin, path, session_key
   HAVING length(days) > 1
 )

@@ -19,9 +19,7 @@ FROM (
       PARTITION BY session_key ORDER BY created_at, id ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING
     ) AS next_at
   FROM session_timeline
-  WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')}
-    AND session_key NOT IN (
-      SELECT key FROM page_rollup_keys WHERE project_id = {project:String} AND version = {version:UInt64} AND kind = 5)
+  WHERE {{> rollup_events}}
 )
 WHERE is_view
 GROUP BY day, origin, path

@@ -1,57 +1,45 @@
-import { BoundedMap } from './bounded-map.ts'
+import { LRUCache } from 'lru-cache'
 
-interface Entry<V> {
-  value: V
-  expiresAt: number
-}
-
-/** Values that are good for `ttlMs`; a TTL of 0 disables caching altogether. */
-export class TtlCache<V> {
-  readonly #entries: BoundedMap<Entry<V>>
+/**
+ * Values that are good for `ttlMs` by `clock`; a TTL of 0 disables caching altogether. At most
+ * `maxKeys` are held, least recently used first out.
+ */
+export class TtlCache<V extends {}> {
+  readonly #entries: LRUCache<string, V>
 
   constructor(
     private readonly ttlMs: number,
-    private readonly clock: () => number,
+    clock: () => number,
     maxKeys = 10_000,
   ) {
-    this.#entries = new BoundedMap({
-      maxKeys,
-      sweepEveryMs: Math.max(ttlMs, 1000),
-      isIdle: (entry, now) => entry.expiresAt <= now,
+    this.#entries = new LRUCache({
+      max: maxKeys,
+      ttl: ttlMs,
+      // lru-cache takes a start time of 0 for "no TTL", and a test clock may well read 0.
+      perf: { now: () => clock() + 1 },
+      // Read the clock at every check: by default lru-cache keeps a reading for 1 ms on a timer.
+      ttlResolution: 0,
+      // An expired value stays until evicted, for stale().
+      noDeleteOnStaleGet: true,
     })
   }
 
   /** The value while it is fresh. */
   get(key: string): V | undefined {
-    const entry = this.#entries.get(key)
-    return entry && entry.expiresAt > this.clock() ? entry.value : undefined
+    return this.#entries.get(key)
   }
 
-  /** The value even after it expired, until it is swept: what a refresh can compare against. */
+  /** The value even after it expired, until it is evicted: what a refresh can compare against. */
   stale(key: string): V | undefined {
-    return this.#entries.get(key)?.value
+    return this.#entries.peek(key, { allowStale: true })
   }
 
   set(key: string, value: V): void {
     if (this.ttlMs <= 0) return
-    const now = this.clock()
-    this.#entries.set(key, { value, expiresAt: now + this.ttlMs }, now)
+    this.#entries.set(key, value)
   }
 
   delete(key: string): void {
     this.#entries.delete(key)
-  }
-}
-
-/** Concurrent calls for the same key share one run of `fn` instead of each starting their own. */
-export class SingleFlight<V> {
-  readonly #flights = new Map<string, Promise<V>>()
-
-  run(key: string, fn: () => Promise<V>): Promise<V> {
-    const pending = this.#flights.get(key)
-    if (pending) return pending
-    const flight = fn().finally(() => this.#flights.delete(key))
-    this.#flights.set(key, flight)
-    return flight
   }
 }

@@ -4,7 +4,8 @@ import type { AppEnv, AuthenticatedClient } from '../app-env.ts'
 import type { QueryRunner } from '../clickhouse/run.ts'
 import { ApiError } from '../http/errors.ts'
 import { findProject, PROJECT_ID, type Project } from '../projects.ts'
-import { SingleFlight, TtlCache } from './cache.ts'
+import { SingleFlight } from '../single-flight.ts'
+import { TtlCache } from './cache.ts'
 
 export type ProjectLookup = (id: string) => Promise<Project | undefined>
 

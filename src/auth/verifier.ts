@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { QueryRunner } from '../clickhouse/run.ts'
-import { SingleFlight, TtlCache } from './cache.ts'
+import { SingleFlight } from '../single-flight.ts'
+import { TtlCache } from './cache.ts'
 import { findClient, type ClientType } from './clients.ts'
 import { isClientId, type Credentials } from './credentials.ts'
 

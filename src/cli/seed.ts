@@ -1,16 +1,8 @@
 import { createProject, findProject, PROJECT_ID } from '../projects.ts'
 import type { Runtime } from '../runtime.ts'
 import { PartiallySeededError, PRESETS, seedPreset, type PresetName, type PresetRequest } from '../seed/presets.ts'
-import { AlreadySeededError, seedProject } from '../seed/seed.ts'
+import { AlreadySeededError, seedProject, type SeedRequest } from '../seed/seed.ts'
 import { CommandError, parse, positiveInteger, UsageError } from './usage.ts'
-
-export interface SeedRequest {
-  projectId: string
-  events: number
-  days: number
-  seed: number
-  end: Date
-}
 
 const SEED_OPTIONS = {
   project: { type: 'string' },

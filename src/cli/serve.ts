@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module'
 import { buildApp } from '../app.ts'
 import { createClientRow } from '../auth/clients.ts'
-import { createResponseCache, eventsWatermark } from '../http/response-cache.ts'
+import { createResponseCache } from '../http/cache/middleware.ts'
+import { eventsWatermark } from '../http/cache/watermark.ts'
 import { listProjects } from '../projects.ts'
-import { configuredPageRollups } from '../query/page-rollups.ts'
 import type { Runtime } from '../runtime.ts'
 import { listen } from '../server.ts'
 import { seedWithProject } from './seed.ts'
@@ -40,8 +40,7 @@ export async function serveCommand(rt: Runtime): Promise<void> {
       { now: () => new Date(), watermark: eventsWatermark(rt.runner, config.QUARRY_QUERY_TIMEOUT_S) },
       { maxBytes: config.QUARRY_RESPONSE_CACHE_MB * 2 ** 20 },
     )
-  const pageRollups = configuredPageRollups(config, { runner: rt.runner, logger })
-  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: PACKAGE_VERSION, responseCache, pageRollups })
+  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: PACKAGE_VERSION, responseCache, pageRollups: rt.pageRollups })
   const host = config.HOST
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`
   await firstRun(rt, baseUrl)

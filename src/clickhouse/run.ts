@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
-import type { Engine } from './engine.ts'
+import type { Engine } from './engine/index.ts'
 import { classifyEngineError, EngineQueryError, EngineUnavailableError, QueryTimeoutError } from './errors.ts'
 import type { QueryGate } from './gate.ts'
 import { linkedSignal } from './signals.ts'
@@ -33,6 +33,8 @@ export interface RunOptions {
 }
 
 export interface QueryRunner {
+  /** Records statements instead of sending them (explain=sql): reads answer no rows. */
+  readonly dryRun?: boolean
   rows<T>(stmt: Statement, opts: RunOptions): Promise<T[]>
   /** Raw bytes in an output format, for exports; passes the gate for its whole duration. */
   stream(stmt: Statement, format: string, opts: RunOptions): AsyncIterable<Uint8Array>

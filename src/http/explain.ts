@@ -11,6 +11,7 @@ export interface ExplainedStatement {
 /** A runner that records what it would send and sends nothing. */
 function recordingRunner(into: ExplainedStatement[]): QueryRunner {
   return {
+    dryRun: true,
     async rows(stmt, opts) {
       into.push({ sql: finalSql(stmt, opts, 'JSONEachRow'), params: stmt.params })
       return []

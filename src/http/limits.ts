@@ -12,20 +12,3 @@ export const queryStringLimit = createMiddleware(async (c, next) => {
   }
   await next()
 })
-
-interface RouteEntry {
-  method: string
-  path: string
-}
-
-/** Methods other routes answer on this path, for a 405's Allow header (none: a plain 404). */
-export function allowedMethods(routes: readonly RouteEntry[], path: string): string[] {
-  const methods = new Set<string>()
-  for (const route of routes) {
-    if (route.method === 'ALL' || route.path.includes('*')) continue
-    const pattern = new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}$`)
-    if (pattern.test(path)) methods.add(route.method)
-  }
-  if (methods.has('GET')) methods.add('HEAD')
-  return [...methods].sort()
-}

@@ -2,7 +2,7 @@ import { getConnInfo } from '@hono/node-server/conninfo'
 import type { Context } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import type { AppEnv } from '../app-env.ts'
-import { BoundedMap } from '../auth/bounded-map.ts'
+import { BoundedMap } from './bounded-map.ts'
 import { ApiError } from './errors.ts'
 
 const MAX_KEYS = 100_000

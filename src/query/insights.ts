@@ -9,7 +9,7 @@ import { clickhouseInstant, type Interval, type TimeRange } from './time-range.t
 const INSTANT = "DateTime64(3, 'UTC')"
 
 /** Placeholders every insights statement binds: the project and the window. */
-function windowParams(projectId: string, range: TimeRange, earliest: DateTime = range.start) {
+export function windowPlaceholders(projectId: string, range: TimeRange, earliest: DateTime = range.start) {
   const params = new SqlParams({
     project: projectId,
     from: clickhouseInstant(range.start),
@@ -36,38 +36,6 @@ export function bucketExpression(interval: Interval, tz: string): string {
   }
 }
 
-export interface MetricsRequest {
-  projectId: string
-  range: TimeRange
-  /** When set, period 1 of the result is this window. */
-  previous?: TimeRange
-  interval: Interval
-  filters: readonly Filter[]
-}
-
-export function metricsStatement(req: MetricsRequest): Statement {
-  const { params, ctx } = windowParams(req.projectId, req.range, req.previous?.start)
-  const tz = params.add(req.range.timezone, 'String')
-  const sessionFilters = compileFilters(req.filters, 'sessions', params, ctx)
-  // A purchase in the window may belong to a session that began before it, whose matching event
-  // may be older than the window too: its events are searched from the earliest such session's start.
-  const overlapping = `project_id = ${ctx.project} AND ended_at >= ${ctx.from} AND created_at < ${ctx.to}`
-  const revenueCtx = { ...ctx, from: `(SELECT min(created_at) FROM sessions FINAL WHERE ${overlapping})` }
-  const revenueFilters = sessionFilters
-    ? ` AND session_id IN (SELECT id FROM sessions FINAL WHERE ${overlapping}` +
-      `${compileFilters(req.filters, 'sessions', params, revenueCtx)})`
-    : ''
-  return {
-    name: 'insights_metrics',
-    sql: renderSql('insights_metrics', {
-      bucket: bucketExpression(req.interval, tz),
-      session_filters: sessionFilters,
-      revenue_filters: revenueFilters,
-    }),
-    params: params.values,
-  }
-}
-
 export function liveStatement(projectId: string, now: DateTime): Statement {
   return {
     name: 'insights_live',
@@ -85,7 +53,7 @@ export interface PageRequest {
 }
 
 export function breakdownStatement(dimension: Dimension, req: PageRequest): Statement {
-  const { params, ctx } = windowParams(req.projectId, req.range)
+  const { params, ctx } = windowPlaceholders(req.projectId, req.range)
   params.values.limit = req.limit
   params.values.offset = req.offset
   return {
@@ -100,7 +68,7 @@ export function breakdownStatement(dimension: Dimension, req: PageRequest): Stat
 }
 
 export function pagesStatement(req: PageRequest): Statement {
-  const { params, ctx } = windowParams(req.projectId, req.range)
+  const { params, ctx } = windowPlaceholders(req.projectId, req.range)
   params.values.limit = req.limit
   params.values.offset = req.offset
   // session_timeline carries no event attributes: filters pick the matching views' ids in events.

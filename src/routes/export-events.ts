@@ -1,10 +1,10 @@
-import { OpenAPIHono, z } from '@hono/zod-openapi'
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { DateTime } from 'luxon'
 import type { Logger } from 'pino'
 import type { AppEnv } from '../app-env.ts'
 import { invalidParameters } from '../query/errors.ts'
-import { acceptsGzip, gzipped } from '../http/gzip-stream.ts'
+import { streamResponse } from '../http/export-stream.ts'
 import {
   DEFAULT_WINDOW_DAYS,
   exportEventsCountStatement,
@@ -18,9 +18,9 @@ import {
 } from '../query/export-events.ts'
 import { makeCursor, readCursor } from '../query/events-cursor.ts'
 import { fingerprint } from '../query/pagination.ts'
-import { readQuery } from './query-reader.ts'
+import { jsonParam, querySchema } from './query-reader.ts'
 import { isoWithOffset } from '../query/time-range.ts'
-import { errorResponses, PAGE_HEADERS, RANGE_HEADERS } from './openapi-shared.ts'
+import { API_ERRORS, errorResponses, PAGE_HEADERS, RANGE_HEADERS, SECURITY } from './openapi-shared.ts'
 import { FiltersSchema } from './params.ts'
 
 export interface ExportEventsDeps {
@@ -43,10 +43,9 @@ const ExportEventsQuery = z
   .object({
     projectId: z.string().max(64).optional().openapi({ description: 'Project to export; read clients default to their own' }),
     project_id: z.string().max(64).optional().openapi({ description: 'Alias of projectId (projectId wins)' }),
-    event: z
-      .union([eventName, z.array(eventName).min(1).max(100)])
-      .optional()
-      .openapi({ description: 'Event name(s): one, the key repeated, or a JSON array' }),
+    event: jsonParam(
+      z.union([eventName, z.array(eventName).min(1).max(100)]).openapi({ description: 'Event name(s): one, the key repeated, or a JSON array' }),
+    ).optional(),
     start: z.string().max(64).optional().openapi({
       description:
         'YYYY-MM-DD (from the start of that day in the project timezone) or an ISO 8601 date-time (with Z or an offset: ' +
@@ -58,11 +57,12 @@ const ExportEventsQuery = z
     profileId: z.string().min(1).max(256).optional().openapi({
       description: "The profile's events and the anonymous events of the devices it used",
     }),
-    filters: FiltersSchema.optional(),
-    includes: z
-      .union([z.string().max(1024), z.array(z.string().max(1024)).max(50)])
-      .optional()
-      .openapi({ description: `Comma-separated and/or repeated: ${Object.keys(INCLUDE_GROUPS).join(', ')}` }),
+    filters: jsonParam(FiltersSchema).optional(),
+    includes: jsonParam(
+      z
+        .union([z.string().max(1024), z.array(z.string().max(1024)).max(50)])
+        .openapi({ description: `Comma-separated and/or repeated: ${Object.keys(INCLUDE_GROUPS).join(', ')}` }),
+    ).optional(),
     limit: z.coerce.number().int().min(1).max(MAX_LIMIT).optional().openapi({ description: `1–${MAX_LIMIT}, default ${DEFAULT_LIMIT} (format=json)` }),
     page: z.coerce.number().int().min(1).max(MAX_PAGE).optional().openapi({
       description: '1-based page (OpenPanel compatibility; OFFSET). Prefer cursor',
@@ -112,44 +112,45 @@ const list = (v: string | string[] | undefined): string[] => (v === undefined ? 
 
 const fileStamp = (t: DateTime) => t.toUTC().toFormat("yyyyLLdd'T'HHmmss'Z'")
 
-function describeWindow(c: Context<AppEnv>, window: ExportWindow) {
-  c.header('X-Quarry-Range', `${isoWithOffset(window.from)}/${isoWithOffset(window.to)}`)
-  c.header('X-Quarry-Timezone', window.timezone)
-}
+/** The resolved window, as every export response states it. */
+const windowHeaders = (window: ExportWindow) => ({
+  'X-Quarry-Range': `${isoWithOffset(window.from)}/${isoWithOffset(window.to)}`,
+  'X-Quarry-Timezone': window.timezone,
+})
 
 const STREAM_TYPES = {
   ndjson: { contentType: 'application/x-ndjson; charset=utf-8', clickhouse: 'JSONEachRow' },
   csv: { contentType: 'text/csv; charset=utf-8', clickhouse: 'CSV' },
 } as const
 
+const exportEventsRoute = createRoute({
+  method: 'get',
+  path: '/export/events',
+  summary: 'Raw events, newest first: a page as JSON, or every matching event streamed as NDJSON or CSV',
+  tags: ['export'],
+  security: SECURITY,
+  request: { query: querySchema(ExportEventsQuery) },
+  responses: {
+    200: {
+      description:
+        'format=json: one page and its meta. format=ndjson|csv: the whole result as an attachment, in the same order ' +
+        '(CSV: a header row; properties, profile and meta as JSON text; null as an empty cell)',
+      headers: { ...RANGE_HEADERS, ...PAGE_HEADERS },
+      content: {
+        'application/json': { schema: ExportEventsBody },
+        'application/x-ndjson': { schema: z.string().openapi({ description: 'One event object per line' }) },
+        'text/csv': { schema: z.string().openapi({ description: 'Header row, then one event per row' }) },
+      },
+    },
+    ...errorResponses(API_ERRORS),
+  },
+})
+
 export function exportEventsRoutes(deps: ExportEventsDeps) {
   const app = new OpenAPIHono<AppEnv>()
 
-  app.openAPIRegistry.registerPath({
-    method: 'get',
-    path: '/export/events',
-    summary: 'Raw events, newest first: a page as JSON, or every matching event streamed as NDJSON or CSV',
-    tags: ['export'],
-    security: [{ clientId: [], clientSecret: [] }, { basic: [] }],
-    request: { query: ExportEventsQuery as never },
-    responses: {
-      200: {
-        description:
-          'format=json: one page and its meta. format=ndjson|csv: the whole result as an attachment, in the same order ' +
-          '(CSV: a header row; properties, profile and meta as JSON text; null as an empty cell)',
-        headers: { ...RANGE_HEADERS, ...PAGE_HEADERS } as never,
-        content: {
-          'application/json': { schema: ExportEventsBody },
-          'application/x-ndjson': { schema: z.string().openapi({ description: 'One event object per line' }) },
-          'text/csv': { schema: z.string().openapi({ description: 'Header row, then one event per row' }) },
-        },
-      },
-      ...errorResponses([400, 401, 403, 404, 429, 503, 504]),
-    },
-  })
-
-  app.get('/export/events', async (c) => {
-    const q = readQuery(c.req.url, ExportEventsQuery, { json: ['filters', 'event', 'includes'] })
+  app.openapi(exportEventsRoute, async (c) => {
+    const q = c.req.valid('query')
     const project = c.get('project')
     const includes = resolveIncludes(q.includes)
     const events = [...new Set(list(q.event))].sort()
@@ -205,7 +206,7 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
     const data = rows.slice(0, limit)
     const last = data[data.length - 1]
     const nextCursor = rows.length > limit && last ? makeCursor(last, window, current + 1, fp, deps.signingKey) : null
-    describeWindow(c, window)
+    for (const [name, value] of Object.entries(windowHeaders(window))) c.header(name, value)
     if (nextCursor) {
       const next = new URL(c.req.url)
       next.searchParams.delete('page')
@@ -213,110 +214,23 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
       c.header('X-Next-Cursor', nextCursor)
       c.header('Link', `<${next.toString()}>; rel="next"`)
     }
-    return c.json({
-      meta: { count: data.length, totalCount, pages: Math.ceil(totalCount / limit), current, nextCursor },
-      data,
-    })
+    return c.json({ meta: { count: data.length, totalCount, pages: Math.ceil(totalCount / limit), current, nextCursor }, data }, 200)
   })
 
-  /**
-   * Every matching event, in the bytes ClickHouse writes. The body pulls one chunk per read, so a
-   * slow client slows the query down instead of filling memory; a client that goes away cancels it.
-   */
-  async function streamExport(c: Context<AppEnv>, format: 'ndjson' | 'csv', req: ExportEventsRequest) {
+  /** Every matching event, streamed in the format's bytes as ClickHouse writes them. */
+  function streamExport(c: Context<AppEnv>, format: 'ndjson' | 'csv', req: ExportEventsRequest) {
     const type = STREAM_TYPES[format]
-    const abort = new AbortController()
-    const requestSignal = c.req.raw.signal
-    const onClientGone = () => abort.abort(new Error('the client went away'))
-    requestSignal.addEventListener('abort', onClientGone, { once: true })
-    const detach = () => requestSignal.removeEventListener('abort', onClientGone)
-
-    const chunks = c
-      .get('runner')
-      .stream(exportEventsStatement(req), type.clickhouse, { timeoutS: deps.exportTimeoutS, signal: abort.signal, stats: c.get('stats') })
-      [Symbol.asyncIterator]()
-    // The first chunk decides the status: a refusal (busy, bad query) is still a JSON error.
-    let first: IteratorResult<Uint8Array>
-    try {
-      first = await chunks.next()
-    } catch (err) {
-      detach()
-      throw err
-    }
-    let bytes = 0
-    // chDB formats each streamed block on its own, so a *WithNames format would repeat its
-    // header in every chunk: the CSV header is written here, once, ClickHouse-style.
-    const header = format === 'csv' ? new TextEncoder().encode(`${outputKeys(req.fields).map((k) => `"${k}"`).join(',')}\n`) : undefined
-    async function* raw() {
-      try {
-        if (header) yield header
-        for (let next = first; !next.done; next = await chunks.next()) {
-          bytes += next.value.byteLength
-          yield next.value
-        }
-      } finally {
-        await chunks.return?.()
-      }
-    }
-    const gzip = acceptsGzip(c.req.header('accept-encoding'))
-    const source = gzip ? gzipped(raw()) : raw()
-
-    let settled = false
-    const started = performance.now()
-    const requestId = c.get('requestId')
-    const finish = (outcome: 'complete' | 'cancelled' | 'failed', err?: unknown) => {
-      if (settled) return
-      settled = true
-      detach()
-      deps.logger[outcome === 'failed' ? 'warn' : 'info'](
-        { requestId, format, gzip, outcome, bytes, ms: Math.round(performance.now() - started), ...(err ? { err: String(err) } : {}) },
-        'export stream',
-      )
-    }
-
-    const body = new ReadableStream<Uint8Array>(
-      {
-        async pull(controller) {
-          try {
-            const next = await source.next()
-            if (next.done) {
-              controller.close()
-              finish('complete')
-            } else {
-              controller.enqueue(next.value)
-            }
-          } catch (err) {
-            // After a disconnect the engine reports the abort as an error: that is a cancel.
-            finish(abort.signal.aborted ? 'cancelled' : 'failed', err)
-            // Headers are gone: the only signal left is an unfinished response.
-            controller.error(err)
-          }
-        },
-        async cancel() {
-          abort.abort(new Error('the client went away'))
-          try {
-            await source.return(undefined)
-          } catch {
-            // The stream is over either way.
-          }
-          finish('cancelled')
-        },
-      },
-      { highWaterMark: 1 },
-    )
-
-    describeWindow(c, req.window)
     const extension = format === 'csv' ? 'csv' : 'ndjson'
-    const filename = `events-${req.projectId}-${fileStamp(req.window.from)}-${fileStamp(req.window.to)}.${extension}`
-    return c.body(body, 200, {
-      'Content-Type': type.contentType,
-      'Content-Disposition': `attachment; filename="${filename}"`,
-      // no-transform: the app's compression middleware must leave the stream alone (its
-      // CompressionStream queues thousands of chunks ahead); it is compressed here when accepted.
-      'Cache-Control': 'no-store, no-transform',
-      Vary: 'Accept-Encoding',
-      'X-Content-Type-Options': 'nosniff',
-      ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
+    return streamResponse(c, {
+      open: (signal) => c.get('runner').stream(exportEventsStatement(req), type.clickhouse, { timeoutS: deps.exportTimeoutS, signal, stats: c.get('stats') }),
+      // chDB formats each streamed block on its own, so a *WithNames format would repeat its
+      // header in every chunk: the CSV header is written here, once, ClickHouse-style.
+      prefix: format === 'csv' ? new TextEncoder().encode(`${outputKeys(req.fields).map((k) => `"${k}"`).join(',')}\n`) : undefined,
+      contentType: type.contentType,
+      filename: `events-${req.projectId}-${fileStamp(req.window.from)}-${fileStamp(req.window.to)}.${extension}`,
+      headers: windowHeaders(req.window),
+      format,
+      logger: deps.logger,
     })
   }
 

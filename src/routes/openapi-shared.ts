@@ -12,6 +12,12 @@ export const ErrorBodySchema = z
   })
   .openapi('Error')
 
+/** Either credential scheme opens every API route. */
+export const SECURITY: Record<string, string[]>[] = [{ clientId: [], clientSecret: [] }, { basic: [] }]
+
+/** The statuses any API route's handler or its middleware may answer besides 200. */
+export const API_ERRORS = [400, 401, 403, 404, 429, 503, 504]
+
 /** Documented error responses, all in the one envelope. */
 export function errorResponses(statuses: number[]) {
   return Object.fromEntries(

@@ -1,73 +1,77 @@
-import type { z } from '@hono/zod-openapi'
-import { invalidParameters, type ErrorDetail } from '../query/errors.ts'
+import { z } from '@hono/zod-openapi'
+import type { ErrorDetail } from '../query/errors.ts'
 
 const BRACKET_FILTER = /^filters\[(\d{1,3})\]\[(name|operator|value|id)\](?:\[(\d{0,3})\])?$/
 
-export interface ReadQueryOptions {
-  /** Parameters that may arrive as URL-encoded JSON (OpenPanel clients send arrays that way). */
-  json?: readonly string[]
-}
+/** `filters` came both as JSON and in bracket notation: reported by the filters parameter itself. */
+class NotationConflict {}
 
-function asJson(raw: unknown, key: string, issues: ErrorDetail[]): unknown {
-  if (typeof raw !== 'string') return raw
-  const text = raw.trim()
-  if (!text.startsWith('[') && !text.startsWith('{')) return raw
-  try {
-    return JSON.parse(text)
-  } catch {
-    issues.push({ path: key, message: 'is not valid JSON' })
-    return raw
+/**
+ * What Hono hands a query validator (each key once, a repeated key as an array) made into the
+ * object a route's schema validates: `filters[i][field]…` folds into `filters`, and `explain`,
+ * which its own middleware answers before any route, is set aside.
+ */
+function foldQuery(input: unknown): Record<string, unknown> {
+  const raw: Record<string, unknown> = {}
+  const bracket: Record<string, unknown>[] = []
+  for (const [key, value] of Object.entries(input as Record<string, string | string[]>)) {
+    if (key === 'explain') continue
+    const values = typeof value === 'string' ? [value] : value
+    const match = BRACKET_FILTER.exec(key)
+    if (!match) {
+      raw[key] = value
+      continue
+    }
+    const [, index, field, valueIndex] = match
+    const filter = (bracket[Number(index)] ??= {})
+    if (field === 'value') {
+      const list = (filter.value as string[] | undefined) ?? []
+      if (valueIndex !== undefined && valueIndex !== '') list[Number(valueIndex)] = values[0] ?? ''
+      else list.push(...values)
+      filter.value = list
+    } else {
+      filter[field!] = values.length === 1 ? values[0] : values
+    }
   }
+  if (bracket.length > 0) {
+    raw.filters =
+      'filters' in raw
+        ? new NotationConflict()
+        : Array.from(bracket, (f) => ({ value: [], ...f, ...(f?.value ? { value: (f.value as unknown[]).filter((v) => v !== undefined) } : {}) }))
+  }
+  return raw
 }
 
 /**
- * Turns a URL's query string into the object a route's zod schema validates: repeated keys
- * become arrays, JSON-encoded values are decoded, `filters[i][field]…` folds into `filters`.
- * Every problem is reported at once, unknown parameters included.
+ * A route's query schema: repeated keys arrive as arrays, `filters[i][field]…` folds into
+ * `filters`, then `shape` validates, so every problem is reported at once, unknown parameters
+ * included (`shape` is strict).
  */
-export function readQuery<S extends z.ZodType>(url: string, schema: S, opts: ReadQueryOptions = {}): z.output<S> {
-  const search = new URL(url).searchParams
-  const raw: Record<string, unknown> = {}
-  const bracket: Record<string, unknown>[] = []
-  const issues: ErrorDetail[] = []
+export const querySchema = <S extends z.ZodObject>(shape: S) => z.unknown().transform(foldQuery).pipe(shape)
 
-  for (const key of new Set(search.keys())) {
-    // explain=sql is checked by its own middleware before any route sees the query.
-    if (key === 'explain') continue
-    const values = search.getAll(key)
-    const match = BRACKET_FILTER.exec(key)
-    if (match) {
-      const [, index, field, valueIndex] = match
-      const filter = (bracket[Number(index)] ??= {})
-      if (field === 'value') {
-        const list = (filter.value as string[] | undefined) ?? []
-        if (valueIndex !== undefined && valueIndex !== '') list[Number(valueIndex)] = values[0] ?? ''
-        else list.push(...values)
-        filter.value = list
-      } else {
-        filter[field!] = values.length === 1 ? values[0] : values
-      }
-      continue
+/** A parameter that may arrive as URL-encoded JSON (OpenPanel clients send arrays that way). */
+export const jsonParam = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value: unknown, ctx) => {
+    if (value instanceof NotationConflict) {
+      ctx.addIssue({ code: 'custom', message: 'use either JSON or bracket notation, not both' })
+      return value
     }
-    raw[key] = values.length === 1 ? values[0] : values
-  }
-
-  for (const key of opts.json ?? []) if (key in raw) raw[key] = asJson(raw[key], key, issues)
-  if (bracket.length > 0) {
-    if ('filters' in raw) issues.push({ path: 'filters', message: 'use either JSON or bracket notation, not both' })
-    else raw.filters = Array.from(bracket, (f) => ({ value: [], ...f, ...(f?.value ? { value: (f.value as unknown[]).filter((v) => v !== undefined) } : {}) }))
-  }
-
-  const parsed = schema.safeParse(raw)
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      if (issue.code === 'unrecognized_keys') {
-        for (const key of issue.keys) issues.push({ path: [...issue.path, key].join('.'), message: 'unknown parameter' })
-      } else {
-        issues.push({ path: issue.path.join('.') || '(query)', message: issue.message })
-      }
+    if (typeof value !== 'string') return value
+    const text = value.trim()
+    if (!text.startsWith('[') && !text.startsWith('{')) return value
+    try {
+      return JSON.parse(text) as unknown
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' })
+      return value
     }
-  }
-  if (issues.length > 0 || !parsed.success) throw invalidParameters(issues)
-  return parsed.data
+  }, schema)
+
+/** A validation failure as the envelope's details: one line per problem, one per unknown parameter. */
+export function issueDetails(issues: readonly z.core.$ZodIssue[]): ErrorDetail[] {
+  return issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: [...issue.path, key].join('.'), message: 'unknown parameter' }))
+      : [{ path: issue.path.join('.') || '(query)', message: issue.message }],
+  )
 }

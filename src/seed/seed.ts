@@ -1,8 +1,16 @@
 import { readFileSync } from 'node:fs'
 import type { QueryRunner } from '../clickhouse/run.ts'
-import type { SeedRequest } from '../cli/seed.ts'
 
 const SQL_DIR = new URL('../../sql/seed/', import.meta.url)
+
+/** One project's synthetic traffic: how many events over how many days before `end`, from which seed. */
+export interface SeedRequest {
+  projectId: string
+  events: number
+  days: number
+  seed: number
+  end: Date
+}
 const read = (file: string) => readFileSync(new URL(file, SQL_DIR), 'utf8')
 
 const SESSIONS_SQL = read('sessions.sql')

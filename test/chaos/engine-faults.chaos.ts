@@ -9,7 +9,7 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
-import { httpClientOptions, httpEngine } from '../../src/clickhouse/engine.ts'
+import { httpClientOptions, httpEngine } from '../../src/clickhouse/engine/http.ts'
 import { createQueryGate, type QueryGate } from '../../src/clickhouse/gate.ts'
 import { createQueryRunner, readDeadlineMs } from '../../src/clickhouse/run.ts'
 import { createLogger } from '../../src/log.ts'

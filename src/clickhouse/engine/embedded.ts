@@ -1,0 +1,99 @@
+import { createClient } from '@clickhouse/client'
+import { Session } from 'chdb'
+import { createChdbConnection } from 'chdb/connection'
+import { mkdirSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import type { Engine, EngineConfig } from './index.ts'
+import { KILL_TIMEOUT_MS, QUERY_ID } from './kill.ts'
+
+export class DataDirectoryLockedError extends Error {
+  constructor(readonly dir: string) {
+    super(
+      `the data directory ${dir} is locked by another process (is a Quarry server running on it?); ` +
+        'stop that process or point QUARRY_DATA_DIR elsewhere',
+    )
+  }
+}
+
+/**
+ * Whether another live process runs ClickHouse on `dir`. chDB reports a held lock only as a generic
+ * connection failure (the reason goes to the native stderr), so the status file, which ClickHouse
+ * writes with its PID while it runs and removes on a clean exit, is asked first.
+ */
+function lockedByAnotherProcess(dir: string): boolean {
+  let status: string
+  try {
+    status = readFileSync(join(dir, 'status'), 'utf8')
+  } catch {
+    return false
+  }
+  const pid = Number(/^PID: (\d+)$/m.exec(status)?.[1])
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    // EPERM: alive, but another user's; ESRCH: a stale file left by a crash, which chDB takes over.
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+export async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> {
+  const dir = resolve(config.QUARRY_DATA_DIR)
+  const database = config.CLICKHOUSE_DATABASE
+  mkdirSync(dir, { recursive: true })
+  if (lockedByAnotherProcess(dir)) throw new DataDirectoryLockedError(dir)
+  let connection: ReturnType<typeof createChdbConnection>
+  try {
+    connection = createChdbConnection({ path: dir })
+  } catch (err) {
+    if (/Cannot lock file/.test(String((err as Error).message))) throw new DataDirectoryLockedError(dir)
+    throw err
+  }
+  // chdb declares the Connection contract from its own copy of @clickhouse/client-common;
+  // the shapes are the same, only the declaration files differ.
+  const client = createClient({ connection } as unknown as Parameters<typeof createClient>[0])
+  // chDB keeps one engine per process and data directory, so USE applies to every session on it.
+  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
+  await client.command({ query: `USE ${database}` })
+  return {
+    mode: 'embedded',
+    database,
+    client,
+    async *streamRaw(req) {
+      // The connection's query() buffers whole results; exports go through chDB's native streaming.
+      // Each stream needs a session of its own (one active stream per session).
+      const session = new Session(dir)
+      await session.queryAsync(`USE ${database}`)
+      const stream = session.queryStreamBind(req.sql, req.params, { signal: req.signal })
+      // chDB looks at the signal only when asked for the next block; a consumer that is gone may
+      // never ask again (a client that left before the response started), so an abort also
+      // cancels the stream and closes its session here and now (both wait for a fetch in flight).
+      const onAbort = () => {
+        stream.cancel()
+        session.close()
+      }
+      req.signal?.addEventListener('abort', onAbort, { once: true })
+      try {
+        for await (const chunk of stream) yield chunk.raw()
+      } finally {
+        req.signal?.removeEventListener('abort', onAbort)
+        stream.cancel()
+        session.close()
+      }
+    },
+    // chDB has no query ids of ours, but every read carries its id as log_comment (see finalSql), and
+    // KILL QUERY from another session stops it; the shared connection runs one query at a time and
+    // is busy with the very query to stop. Without a kill, max_execution_time would bound it.
+    async kill(queryId) {
+      if (!QUERY_ID.test(queryId)) return
+      const session = new Session(dir)
+      try {
+        await session.queryAsync(`KILL QUERY WHERE Settings['log_comment'] = '${queryId}' ASYNC FORMAT Null`, { timeout: KILL_TIMEOUT_MS })
+      } finally {
+        session.close()
+      }
+    },
+    close: () => client.close(),
+  }
+}

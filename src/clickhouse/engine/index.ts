@@ -1,0 +1,50 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import { ConfigError, type Config } from '../../config.ts'
+import { openEmbeddedEngine } from './embedded.ts'
+import { openHttpEngine } from './http.ts'
+
+export type EngineMode = 'embedded' | 'http'
+
+export interface RawStreamRequest {
+  /** A complete statement including its FORMAT clause. */
+  sql: string
+  params: Record<string, unknown>
+  queryId: string
+  signal?: AbortSignal
+}
+
+/**
+ * The one place that knows which ClickHouse is in use. Everything above it sees a
+ * `@clickhouse/client` and a raw byte stream.
+ */
+export interface Engine {
+  readonly mode: EngineMode
+  readonly database: string
+  readonly client: ClickHouseClient
+  /** Result bytes as the engine produces them; never holds the whole result in memory. */
+  streamRaw(req: RawStreamRequest): AsyncIterable<Uint8Array>
+  /** Stops a running query by id where the engine allows it (HTTP mode). */
+  kill(queryId: string): Promise<void>
+  close(): Promise<void>
+}
+
+export type EngineConfig = Pick<
+  Config,
+  | 'CLICKHOUSE_URL'
+  | 'CLICKHOUSE_USER'
+  | 'CLICKHOUSE_PASSWORD'
+  | 'CLICKHOUSE_DATABASE'
+  | 'CLICKHOUSE_CLUSTER'
+  | 'QUARRY_DATA_DIR'
+  | 'QUARRY_MAX_CONCURRENT_QUERIES'
+  | 'QUARRY_QUERY_TIMEOUT_S'
+  | 'QUARRY_EXPORT_TIMEOUT_S'
+  | 'QUARRY_STREAM_FIRST_BYTE_TIMEOUT_MS'
+>
+
+export async function openEngine(config: EngineConfig): Promise<Engine> {
+  if (config.CLICKHOUSE_CLUSTER && !config.CLICKHOUSE_URL) {
+    throw new ConfigError('CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL: the embedded engine is a single node')
+  }
+  return config.CLICKHOUSE_URL ? openHttpEngine(config, config.CLICKHOUSE_URL) : openEmbeddedEngine(config)
+}

@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto'
+import type { Context } from 'hono'
+import { LRUCache } from 'lru-cache'
+import type { AppEnv } from '../../app-env.ts'
+import { resolveRange, type RangeName } from '../../query/time-range.ts'
+
+interface Window {
+  start: number
+  end: number
+}
+
+/** A cacheable request: the key of its body (before the data watermark) and how long it may be kept. */
+export interface CacheKey {
+  key: string
+  ttlMs: number
+}
+
+export interface KeyOptions {
+  now: () => Date
+  nowTtlMs: number
+  closedTtlMs: number
+}
+
+/** Bounds the memo: dates and timezones are the caller's to invent. */
+const WINDOW_MEMOS = 4096
+
+/**
+ * resolveRange, remembered per minute: every named range is a function of the clock floored to
+ * the minute (or coarser) in its timezone, so the memo is exact. On a hit, resolving the window
+ * with Intl and luxon was most of the CPU; this keeps it to a lookup. `false` remembers a window
+ * that does not resolve.
+ */
+function windowResolver() {
+  const windows = new LRUCache<string, Window | false>({ max: WINDOW_MEMOS })
+  return (q: Record<string, string>, tz: string, now: Date, defaultRange: RangeName): Window | undefined => {
+    const memo = JSON.stringify([q.range, q.startDate, q.endDate, tz, defaultRange, Math.floor(now.getTime() / 60_000)])
+    let window = windows.get(memo)
+    if (window === undefined) {
+      try {
+        const r = resolveRange({ range: q.range as RangeName | undefined, startDate: q.startDate, endDate: q.endDate }, tz, now, defaultRange)
+        window = r.start.isValid && r.end.isValid ? { start: r.start.toMillis(), end: r.end.toMillis() } : false
+      } catch {
+        window = false
+      }
+      windows.set(memo, window)
+    }
+    return window || undefined
+  }
+}
+
+/**
+ * The key is what defines the body: route path, project (and its timezone), the request's query
+ * string normalized (parameters sorted), the window it resolves to now (so `range=30d` means
+ * another key tomorrow) and the origin (the `Link` header repeats it); the middleware adds the
+ * data watermark.
+ *
+ * Entries live `nowTtlMs` when the window reaches the present (the watermark is at most
+ * `watermarkTtlMs` old, and `/live` moves with the clock) and `closedTtlMs` otherwise.
+ *
+ * `/live` is never cached: its five minutes end at the request's millisecond, so no two requests
+ * share an answer, and its query is one of the cheapest. Neither is a request whose window does
+ * not resolve: its handler answers 400.
+ */
+export function cacheKeys(opts: KeyOptions) {
+  const resolveWindow = windowResolver()
+  return (c: Context<AppEnv>, defaultRange: RangeName): CacheKey | undefined => {
+    const url = new URL(c.req.url)
+    const params = [...url.searchParams].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
+    const project = c.get('project')
+    const now = opts.now()
+    if (url.pathname.endsWith('/live')) return undefined
+    const q = Object.fromEntries(url.searchParams)
+    const window = resolveWindow(q, q.timezone ?? project.timezone, now, defaultRange)
+    if (!window) return undefined
+    // A cursor pins the window of its first page, which may have reached the present.
+    const touchesNow = url.searchParams.has('cursor') || window.end > now.getTime()
+    const key = JSON.stringify([url.origin, url.pathname, project.id, project.timezone, params, [window.start, window.end]])
+    return { key, ttlMs: touchesNow ? opts.nowTtlMs : opts.closedTtlMs }
+  }
+}
+
+export const etagOf = (key: string) => `W/"${createHash('sha256').update(key).digest('base64url').slice(0, 27)}"`
+
+/** Whether an If-None-Match header names `etag` (or `*`), in weak comparison. */
+export const matchesEtag = (header: string | undefined, etag: string) =>
+  header !== undefined && header.split(',').some((t) => t.trim() === '*' || t.trim() === etag || `W/${t.trim()}` === etag)

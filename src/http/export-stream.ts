@@ -1,0 +1,110 @@
+import type { Context } from 'hono'
+import type { Logger } from 'pino'
+import type { AppEnv } from '../app-env.ts'
+import { acceptsGzip, gzipped } from './gzip-stream.ts'
+
+export interface StreamedExport {
+  /** Starts the engine's stream; `signal` aborts it when the client goes away. */
+  open(signal: AbortSignal): AsyncIterable<Uint8Array>
+  /** Bytes written once before the engine's (a header row the engine cannot write once). */
+  prefix?: Uint8Array
+  contentType: string
+  filename: string
+  /** Headers of the response once it streams (an error before the first chunk carries none of them). */
+  headers?: Record<string, string>
+  /** What the log line calls the stream. */
+  format: string
+  logger: Logger
+}
+
+/**
+ * A streamed export as a response, in the bytes the engine writes. The body pulls one chunk per
+ * read, so a slow client slows the query down instead of filling memory; a client that goes away
+ * cancels it. The first chunk decides the status: a refusal (busy, bad query) is still a JSON error.
+ */
+export async function streamResponse(c: Context<AppEnv>, out: StreamedExport): Promise<Response> {
+  const abort = new AbortController()
+  const requestSignal = c.req.raw.signal
+  const onClientGone = () => abort.abort(new Error('the client went away'))
+  requestSignal.addEventListener('abort', onClientGone, { once: true })
+  const detach = () => requestSignal.removeEventListener('abort', onClientGone)
+
+  const chunks = out.open(abort.signal)[Symbol.asyncIterator]()
+  let first: IteratorResult<Uint8Array>
+  try {
+    first = await chunks.next()
+  } catch (err) {
+    detach()
+    throw err
+  }
+  let bytes = 0
+  async function* raw() {
+    try {
+      if (out.prefix) yield out.prefix
+      for (let next = first; !next.done; next = await chunks.next()) {
+        bytes += next.value.byteLength
+        yield next.value
+      }
+    } finally {
+      await chunks.return?.()
+    }
+  }
+  const gzip = acceptsGzip(c.req.header('accept-encoding'))
+  const source = gzip ? gzipped(raw()) : raw()
+
+  let settled = false
+  const started = performance.now()
+  const requestId = c.get('requestId')
+  const finish = (outcome: 'complete' | 'cancelled' | 'failed', err?: unknown) => {
+    if (settled) return
+    settled = true
+    detach()
+    out.logger[outcome === 'failed' ? 'warn' : 'info'](
+      { requestId, format: out.format, gzip, outcome, bytes, ms: Math.round(performance.now() - started), ...(err ? { err: String(err) } : {}) },
+      'export stream',
+    )
+  }
+
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const next = await source.next()
+          if (next.done) {
+            controller.close()
+            finish('complete')
+          } else {
+            controller.enqueue(next.value)
+          }
+        } catch (err) {
+          // After a disconnect the engine reports the abort as an error: that is a cancel.
+          finish(abort.signal.aborted ? 'cancelled' : 'failed', err)
+          // Headers are gone: the only signal left is an unfinished response.
+          controller.error(err)
+        }
+      },
+      async cancel() {
+        abort.abort(new Error('the client went away'))
+        try {
+          await source.return(undefined)
+        } catch {
+          // The stream is over either way.
+        }
+        finish('cancelled')
+      },
+    },
+    { highWaterMark: 1 },
+  )
+
+  return c.body(body, 200, {
+    ...out.headers,
+    'Content-Type': out.contentType,
+    'Content-Disposition': `attachment; filename="${out.filename}"`,
+    // no-transform: the app's compression middleware must leave the stream alone (its
+    // CompressionStream queues thousands of chunks ahead); it is compressed here when accepted.
+    'Cache-Control': 'no-store, no-transform',
+    Vary: 'Accept-Encoding',
+    'X-Content-Type-Options': 'nosniff',
+    ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
+  })
+}

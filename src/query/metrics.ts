@@ -1,0 +1,87 @@
+import type { DateTime } from 'luxon'
+import type { Statement } from '../clickhouse/run.ts'
+import { compileFilters, type Filter } from './filters.ts'
+import { bucketExpression, windowPlaceholders } from './insights.ts'
+import { renderSql } from './sql-templates.ts'
+import { invalidParameters } from './errors.ts'
+import { buckets, isoWithOffset, MAX_BUCKETS, type Interval, type TimeRange } from './time-range.ts'
+
+/** The values /metrics reports for a window, a bucket or the previous window, in OpenPanel's order. */
+export const METRIC_NAMES = [
+  'unique_visitors',
+  'total_sessions',
+  'bounce_rate',
+  'avg_session_duration',
+  'total_screen_views',
+  'views_per_session',
+  'total_revenue',
+] as const
+export type MetricValues = Record<(typeof METRIC_NAMES)[number], number>
+
+export interface Metrics {
+  metrics: MetricValues
+  series: (MetricValues & { date: string })[]
+  previous?: MetricValues
+}
+
+/** One row of sql/queries/insights_metrics.sql. */
+export type MetricRow = MetricValues & { period: number; bucket: number; is_total: number }
+
+export interface MetricsRequest {
+  projectId: string
+  range: TimeRange
+  /** When set, period 1 of the result is this window. */
+  previous?: TimeRange
+  interval: Interval
+  filters: readonly Filter[]
+}
+
+export function metricsStatement(req: MetricsRequest): Statement {
+  const { params, ctx } = windowPlaceholders(req.projectId, req.range, req.previous?.start)
+  const tz = params.add(req.range.timezone, 'String')
+  const sessionFilters = compileFilters(req.filters, 'sessions', params, ctx)
+  // A purchase in the window may belong to a session that began before it, whose matching event
+  // may be older than the window too: its events are searched from the earliest such session's start.
+  const overlapping = `project_id = ${ctx.project} AND ended_at >= ${ctx.from} AND created_at < ${ctx.to}`
+  const revenueCtx = { ...ctx, from: `(SELECT min(created_at) FROM sessions FINAL WHERE ${overlapping})` }
+  const revenueFilters = sessionFilters
+    ? ` AND session_id IN (SELECT id FROM sessions FINAL WHERE ${overlapping}` +
+      `${compileFilters(req.filters, 'sessions', params, revenueCtx)})`
+    : ''
+  return {
+    name: 'insights_metrics',
+    sql: renderSql('insights_metrics', {
+      bucket: bucketExpression(req.interval, tz),
+      session_filters: sessionFilters,
+      revenue_filters: revenueFilters,
+    }),
+    params: params.values,
+  }
+}
+
+
+/** The start of every bucket of the window; too many is the caller's to fix. */
+export function metricsBuckets(range: TimeRange, interval: Interval): DateTime[] {
+  const starts = buckets(range, interval)
+  if (starts.length > MAX_BUCKETS) {
+    throw invalidParameters([{ path: 'interval', message: `more than ${MAX_BUCKETS} ${interval} buckets; choose a larger interval` }])
+  }
+  return starts
+}
+
+const pick = (row: MetricRow | undefined): MetricValues =>
+  Object.fromEntries(METRIC_NAMES.map((name) => [name, row?.[name] ?? 0])) as MetricValues
+
+/**
+ * The body of /metrics from the statement's rows: every bucket of the window in order, zeros where
+ * the engine returned none, and the totals of the window (and of the previous one when asked for).
+ */
+export function assembleMetrics(rows: readonly MetricRow[], bucketStarts: readonly DateTime[], withPrevious: boolean): Metrics {
+  const current = rows.filter((r) => r.period === 0)
+  const byBucket = new Map(current.filter((r) => r.is_total === 0).map((r) => [r.bucket, r]))
+  return {
+    metrics: pick(current.find((r) => r.is_total === 1)),
+    series: bucketStarts.map((start) => ({ date: isoWithOffset(start), ...pick(byBucket.get(start.toSeconds())) })),
+    ...(withPrevious ? { previous: pick(rows.find((r) => r.period === 1 && r.is_total === 1)) } : {}),
+  }
+}

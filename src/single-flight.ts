@@ -1,0 +1,12 @@
+/** Concurrent calls for the same key share one run of `fn` instead of each starting their own. */
+export class SingleFlight<V> {
+  readonly #flights = new Map<string, Promise<V>>()
+
+  run(key: string, fn: () => Promise<V>): Promise<V> {
+    const pending = this.#flights.get(key)
+    if (pending) return pending
+    const flight = fn().finally(() => this.#flights.delete(key))
+    this.#flights.set(key, flight)
+    return flight
+  }
+}
