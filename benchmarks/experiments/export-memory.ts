@@ -50,7 +50,7 @@ const statement = exportEventsStatement({
   events: [],
   filters: [],
   fields: resolveIncludes(values.includes || undefined).fields,
-  shape: 'json',
+  format: 'ndjson',
 })
 statement.settings = { ...statement.settings, ...extra }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { EVENTS_TABLE, type ImportKind } from '../query/event-columns.ts'
 
 /**
  * One imported row as an `events` row: the columns by their `events` names or by OpenPanel's
@@ -10,49 +11,17 @@ import { createHash } from 'node:crypto'
 /** A row that cannot become an event; the message names the field. */
 export class RowError extends Error {}
 
-type Kind = 'uuid' | 'text' | 'project' | 'instant' | 'optional-instant' | 'count' | 'coordinate' | 'map'
+/**
+ * Each `events` column, in table order: how an imported value becomes one, the names it is accepted
+ * under (its own, then OpenPanel's: its export key) and the label its errors carry.
+ */
+export const IMPORT_SPECS = EVENTS_TABLE.map(({ name, import: kind, export: { key } }) => {
+  const names: readonly string[] = key === name ? [name] : [name, key]
+  return { column: name, kind, names, label: names.join('/') }
+})
 
-/** Every `events` column, in table order, and how an imported value becomes one (a test holds this to the table). */
-export const IMPORT_COLUMNS: ReadonlyArray<readonly [column: string, kind: Kind]> = [
-  ['id', 'uuid'],
-  ['name', 'text'],
-  ['device_id', 'text'],
-  ['profile_id', 'text'],
-  ['project_id', 'project'],
-  ['session_id', 'text'],
-  ['created_at', 'instant'],
-  ['path', 'text'],
-  ['origin', 'text'],
-  ['referrer', 'text'],
-  ['referrer_name', 'text'],
-  ['referrer_type', 'text'],
-  ['duration', 'count'],
-  ['revenue', 'count'],
-  ['properties', 'map'],
-  ['country', 'text'],
-  ['city', 'text'],
-  ['region', 'text'],
-  ['longitude', 'coordinate'],
-  ['latitude', 'coordinate'],
-  ['os', 'text'],
-  ['os_version', 'text'],
-  ['browser', 'text'],
-  ['browser_version', 'text'],
-  ['device', 'text'],
-  ['brand', 'text'],
-  ['model', 'text'],
-  ['sdk_name', 'text'],
-  ['sdk_version', 'text'],
-  ['imported_at', 'optional-instant'],
-]
-
-const camel = (snake: string) => snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
-
-/** The names a column is accepted under: its own, then OpenPanel's. */
-export const COLUMN_NAMES: ReadonlyArray<readonly [column: string, names: readonly string[]]> = IMPORT_COLUMNS.map(([c]) => [
-  c,
-  camel(c) === c ? [c] : [c, camel(c)],
-])
+/** Each column and its import kind, in table order: the importer's INSERT names them so. */
+export const IMPORT_COLUMNS: ReadonlyArray<readonly [column: string, kind: ImportKind]> = IMPORT_SPECS.map((s) => [s.column, s.kind])
 
 export type EventRow = Record<string, string | number | null | Record<string, string>>
 
@@ -222,12 +191,6 @@ function derivedId(projectId: string, row: EventRow): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
-/** Each column with its names and the label its errors carry, worked out once. */
-const SPECS = IMPORT_COLUMNS.map(([column, kind], i) => {
-  const names = COLUMN_NAMES[i]![1]
-  return { column, kind, names, label: names.join('/') }
-})
-
 /** The value of a column: under its own name, else under OpenPanel's. */
 function lookup(record: Record<string, unknown>, names: readonly string[]): unknown {
   for (const name of names) {
@@ -242,7 +205,7 @@ export function toEventRow(record: Record<string, unknown>, ctx: RowContext): Ev
   const row: EventRow = {}
   let id: string | undefined
   let importedAt: string | null = null
-  for (const { column, kind, names, label } of SPECS) {
+  for (const { column, kind, names, label } of IMPORT_SPECS) {
     const v = lookup(record, names)
     switch (kind) {
       case 'uuid':

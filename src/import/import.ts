@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { resolve } from 'node:path'
 import { Readable } from 'node:stream'
-import type { Engine } from '../clickhouse/engine.ts'
+import type { Engine } from '../clickhouse/engine/index.ts'
 import { IMPORT_COLUMNS, RowError, toEventRow, type EventRow } from './event-row.ts'
 import { FileError, openSource, type ImportFormat } from './sources.ts'
 

@@ -2,8 +2,8 @@ import { createReadStream, statSync } from 'node:fs'
 import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { StringDecoder } from 'node:string_decoder'
-import type { Engine } from '../clickhouse/engine.ts'
-import { COLUMN_NAMES } from './event-row.ts'
+import type { Engine } from '../clickhouse/engine/index.ts'
+import { IMPORT_SPECS } from './event-row.ts'
 import { readCsv } from './csv.ts'
 
 export const FORMATS = ['ndjson', 'csv', 'parquet'] as const
@@ -140,7 +140,7 @@ function checkHeader(header: string[]): void {
     if (seen.has(name)) throw new FileError(`the CSV header names "${name}" twice`)
     seen.add(name)
   }
-  const has = (column: string) => COLUMN_NAMES.find(([c]) => c === column)![1].some((n) => seen.has(n))
+  const has = (column: string) => IMPORT_SPECS.find((s) => s.column === column)!.names.some((n) => seen.has(n))
   const missing = ['name', 'created_at'].filter((c) => !has(c))
   if (missing.length > 0) {
     throw new FileError(`the CSV header row has no ${missing.join(' or ')} column (line 1 must name the columns)`)
@@ -152,8 +152,8 @@ function checkHeader(header: string[]): void {
  * serves every format), and the properties map. Columns missing from the file read as NULL, others
  * are ignored.
  */
-export const PARQUET_STRUCTURE = COLUMN_NAMES.flatMap(([column, names]) =>
-  names.map((n) => `${n} ${column === 'properties' ? 'Map(String, String)' : 'Nullable(String)'}`),
+export const PARQUET_STRUCTURE = IMPORT_SPECS.flatMap(({ kind, names }) =>
+  names.map((n) => `${n} ${kind === 'map' ? 'Map(String, String)' : 'Nullable(String)'}`),
 ).join(', ')
 
 const PARQUET_SETTINGS = 'input_format_parquet_preserve_order = 1, max_threads = 1'

@@ -1,7 +1,7 @@
 import type { DateTime, DurationLikeObject, DurationUnit } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import { invalidParameters } from './errors.ts'
-import { findEventColumn, UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
+import { eventColumnNames, findEventColumn, UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
 import { compileFilters, type Filter } from './filters.ts'
 import { bucketExpression } from './insights.ts'
 import { SqlParams } from './sql-params.ts'
@@ -29,13 +29,13 @@ export const MAX_BREAKDOWN_SERIES = 500
 export const DEFAULT_BREAKDOWN_SERIES = 50
 
 /** The numeric events columns a property segment may aggregate directly. */
-export const NUMERIC_PROPERTY_COLUMNS = ['duration', 'revenue', 'longitude', 'latitude'] as const
+export const NUMERIC_PROPERTY_COLUMNS: readonly string[] = eventColumnNames((c) => c.kind === 'number')
 
 const PROPERTY_PREFIX = 'properties.'
 const INSTANT = "DateTime64(3, 'UTC')"
 
 /** Columns that make no sense as a breakdown: one value per project, or one per event. */
-const NOT_BREAKDOWNS = new Set(['project_id', 'id', 'created_at', 'imported_at'])
+const NOT_BREAKDOWNS = new Set(eventColumnNames((c) => !c.breakdown))
 
 const propertyKey = (name: string): string | undefined =>
   name.startsWith(PROPERTY_PREFIX) && name.length > PROPERTY_PREFIX.length ? name.slice(PROPERTY_PREFIX.length) : undefined
@@ -55,7 +55,7 @@ export function breakdownExpression(name: string, params: SqlParams): string | u
 
 /** Whether `name` is a value a property segment can aggregate (checked before any SQL is built). */
 export const isPropertyName = (name: string): boolean =>
-  propertyKey(name) !== undefined || (NUMERIC_PROPERTY_COLUMNS as readonly string[]).includes(name)
+  propertyKey(name) !== undefined || NUMERIC_PROPERTY_COLUMNS.includes(name)
 
 /**
  * The value a property segment aggregates, as a Nullable(Float64): NULL where the event has no
@@ -64,7 +64,7 @@ export const isPropertyName = (name: string): boolean =>
 function measureExpression(property: string, params: SqlParams): string {
   const key = propertyKey(property)
   if (key !== undefined) return `toFloat64OrNull(properties[${params.add(key, 'String')}])`
-  if (!(NUMERIC_PROPERTY_COLUMNS as readonly string[]).includes(property)) {
+  if (!NUMERIC_PROPERTY_COLUMNS.includes(property)) {
     throw invalidParameters([{ path: 'series', message: `unknown property "${property}"` }])
   }
   // Allow-listed identifier; longitude and latitude are Nullable(Float32).

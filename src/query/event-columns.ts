@@ -1,51 +1,210 @@
+import type { Shape } from './export-formats.ts'
+
+/**
+ * The `events` table, declared once: each column in table order (sql/schema/001_events.sql) with
+ * what filters, charts, the importer and /export/events need to know of it. Their lists are
+ * derived from this, and test/vocabulary.test.ts holds the declaration to the table itself.
+ */
+
 /** How a column compares: decides the operators' SQL and which values are valid. */
 export type ColumnKind = 'string' | 'number' | 'datetime' | 'uuid'
 
-/** The `events` columns, in table order (sql/schema/001_events.sql), with how each compares. */
-export const EVENT_COLUMNS: ReadonlyArray<readonly [name: string, kind: ColumnKind]> = [
-  ['id', 'uuid'],
-  ['name', 'string'],
-  ['device_id', 'string'],
-  ['profile_id', 'string'],
-  ['project_id', 'string'],
-  ['session_id', 'string'],
-  ['created_at', 'datetime'],
-  ['path', 'string'],
-  ['origin', 'string'],
-  ['referrer', 'string'],
-  ['referrer_name', 'string'],
-  ['referrer_type', 'string'],
-  ['duration', 'number'],
-  ['revenue', 'number'],
-  ['country', 'string'],
-  ['city', 'string'],
-  ['region', 'string'],
-  ['longitude', 'number'],
-  ['latitude', 'number'],
-  ['os', 'string'],
-  ['os_version', 'string'],
-  ['browser', 'string'],
-  ['browser_version', 'string'],
-  ['device', 'string'],
-  ['brand', 'string'],
-  ['model', 'string'],
-  ['sdk_name', 'string'],
-  ['sdk_version', 'string'],
-  ['imported_at', 'datetime'],
+/** How an imported value becomes the column's value (src/import/event-row.ts). */
+export type ImportKind = 'uuid' | 'text' | 'project' | 'instant' | 'optional-instant' | 'count' | 'coordinate' | 'map'
+
+/**
+ * The names `includes` takes, in the order the API lists them: the groups, then OpenPanel's
+ * field names. A name adds the fields of its group and the field whose key it is.
+ */
+export const INCLUDE_NAMES = [
+  'profile',
+  'meta',
+  'properties',
+  'geo',
+  'device',
+  'referrer',
+  'region',
+  'latitude',
+  'longitude',
+  'osVersion',
+  'browserVersion',
+  'brand',
+  'model',
+  'origin',
+  'referrerName',
+  'referrerType',
+  'importedAt',
+  'sdkName',
+  'sdkVersion',
+  'revenue',
+] as const
+export type IncludeName = (typeof INCLUDE_NAMES)[number]
+
+/** A key of the exported event object. */
+export interface ExportField {
+  /** OpenPanel's name for it. */
+  key: string
+  /** In every event object ('default'), or added by this include group (and always by its own key, if that is an include name). */
+  group?: 'default' | IncludeName
+  /** Raw `events` columns the expression reads. */
+  columns: readonly string[]
+  sql: (shape: Shape) => string
+  join?: 'profile' | 'meta'
+}
+
+export interface EventColumn {
+  name: string
+  /** As system.columns spells it. How filters compare the column follows from it. */
+  type: string
+  /** Absent for a Map: filters reach its values by key (`properties.<key>`), not by its name. */
+  kind?: ColumnKind
+  /** Float32 values: filters compare them with Float32 literals, so that 12.3 finds the stored 12.3. */
+  float32: boolean
+  /** Nullable: isNull means NULL, where other columns hold no NULL to find. */
+  nullable: boolean
+  import: ImportKind
+  /** Its place among the columns in the event object: OpenPanel's order, not the table's. The joined fields follow. */
+  exportAt: number
+  export: ExportField
+  /** False when a chart breakdown by it makes no sense: one value per project, or one per event. */
+  breakdown: boolean
+}
+
+/** The kind of each ClickHouse type the table uses, wrappers (Nullable, LowCardinality) and parameters aside. */
+const KIND_OF_TYPE: Readonly<Record<string, ColumnKind | undefined>> = {
+  UUID: 'uuid',
+  String: 'string',
+  UInt64: 'number',
+  Float32: 'number',
+  DateTime64: 'datetime',
+  DateTime: 'datetime',
+  Map: undefined,
+}
+
+/** `LowCardinality(String)` → String, `Nullable(DateTime('UTC'))` → DateTime. */
+const baseType = (type: string) => type.replace(/^(?:(?:Nullable|LowCardinality)\()+/, '').replace(/[()].*$/, '')
+
+const camelCase = (snake: string): string => snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+
+/** `YYYY-MM-DDThh:mm:ss.mmmZ` of a DateTime64(3, 'UTC') column, as ClickHouse writes it. */
+const iso = (column: string) => `concat(replaceOne(toString(${column}), ' ', 'T'), 'Z')`
+/** CSV cells are flat, so nested values travel as JSON text. */
+const nested = (expr: string) => (shape: Shape) => (shape === 'csv' ? `toJSONString(${expr})` : expr)
+
+/** What a column declares; the rest follows from its name and type. */
+interface Declared {
+  import: ImportKind
+  /** Its exportAt. */
+  at: number
+  group?: ExportField['group']
+  /** When the export writes something else than the column as it is. */
+  sql?: ExportField['sql']
+  breakdown?: false
+}
+
+function column(name: string, type: string, d: Declared): EventColumn {
+  const base = baseType(type)
+  // A type no kind is known for must be decided on, not left unfilterable by accident.
+  if (!Object.hasOwn(KIND_OF_TYPE, base)) throw new Error(`events.${name}: no filter kind for ${type}`)
+  const sql = d.sql ?? (() => `e.${name}`)
+  return {
+    name,
+    type,
+    kind: KIND_OF_TYPE[base],
+    float32: base === 'Float32',
+    nullable: type.startsWith('Nullable('),
+    import: d.import,
+    exportAt: d.at,
+    export: { key: camelCase(name), columns: [name], sql, ...(d.group ? { group: d.group } : {}) },
+    breakdown: d.breakdown ?? true,
+  }
+}
+
+export const EVENTS_TABLE: readonly EventColumn[] = [
+  column('id', 'UUID', { import: 'uuid', at: 0, group: 'default', breakdown: false }),
+  column('name', 'LowCardinality(String)', { import: 'text', at: 1, group: 'default' }),
+  column('device_id', 'String', { import: 'text', at: 2, group: 'default' }),
+  column('profile_id', 'String', { import: 'text', at: 3, group: 'default' }),
+  column('project_id', 'String', { import: 'project', at: 4, group: 'default', breakdown: false }),
+  column('session_id', 'String', { import: 'text', at: 5, group: 'default' }),
+  column('created_at', "DateTime64(3, 'UTC')", { import: 'instant', at: 6, group: 'default', sql: () => iso('e.created_at'), breakdown: false }),
+  column('path', 'String', { import: 'text', at: 7, group: 'default' }),
+  column('origin', 'LowCardinality(String)', { import: 'text', at: 8, group: 'default' }),
+  column('referrer', 'String', { import: 'text', at: 23, group: 'referrer' }),
+  column('referrer_name', 'LowCardinality(String)', { import: 'text', at: 24, group: 'referrer' }),
+  column('referrer_type', 'LowCardinality(String)', { import: 'text', at: 25, group: 'referrer' }),
+  column('duration', 'UInt64', { import: 'count', at: 13, group: 'default' }),
+  column('revenue', 'UInt64', { import: 'count', at: 29 }),
+  column('properties', 'Map(String, String)', { import: 'map', at: 14, sql: nested('e.properties') }),
+  column('country', 'LowCardinality(String)', { import: 'text', at: 9, group: 'default' }),
+  column('city', 'LowCardinality(String)', { import: 'text', at: 10, group: 'default' }),
+  column('region', 'LowCardinality(String)', { import: 'text', at: 15, group: 'geo' }),
+  column('longitude', 'Nullable(Float32)', { import: 'coordinate', at: 17, group: 'geo' }),
+  column('latitude', 'Nullable(Float32)', { import: 'coordinate', at: 16, group: 'geo' }),
+  column('os', 'LowCardinality(String)', { import: 'text', at: 11, group: 'default' }),
+  column('os_version', 'LowCardinality(String)', { import: 'text', at: 21, group: 'device' }),
+  column('browser', 'LowCardinality(String)', { import: 'text', at: 12, group: 'default' }),
+  column('browser_version', 'LowCardinality(String)', { import: 'text', at: 22, group: 'device' }),
+  column('device', 'LowCardinality(String)', { import: 'text', at: 18, group: 'device' }),
+  column('brand', 'LowCardinality(String)', { import: 'text', at: 19, group: 'device' }),
+  column('model', 'LowCardinality(String)', { import: 'text', at: 20, group: 'device' }),
+  column('sdk_name', 'LowCardinality(String)', { import: 'text', at: 27 }),
+  column('sdk_version', 'LowCardinality(String)', { import: 'text', at: 28 }),
+  column('imported_at', "Nullable(DateTime('UTC'))", {
+    import: 'optional-instant',
+    at: 26,
+    sql: () => "if(e.imported_at IS NULL, NULL, formatDateTime(e.imported_at, '%Y-%m-%dT%H:%i:%S.000Z', 'UTC'))",
+    breakdown: false,
+  }),
 ]
+
+const PROFILE_STUB = 'Tuple(id String, isExternal Bool)'
+const PROFILE_FULL =
+  'Tuple(id String, isExternal Bool, firstName String, lastName String, email String, avatar String, ' +
+  'properties Map(String, String), createdAt String, lastSeenAt String, projectId String)'
+const PROFILE_VARIANT = `Variant(${PROFILE_STUB}, ${PROFILE_FULL})`
+const META_VARIANT = 'Variant(Tuple(name String, conversion Bool, color String, icon String, projectId String, createdAt String))'
+
+/** The export fields that are no column, after the columns in the event object: lookups joined in by the event's columns. */
+export const JOINED_FIELDS: readonly ExportField[] = [
+  {
+    // A stored profile as a whole; otherwise {id, isExternal}: an anonymous visitor
+    // (profile_id = device_id) is not external, an identified one without a row is.
+    key: 'profile',
+    columns: ['profile_id', 'device_id'],
+    join: 'profile',
+    sql: nested(
+      `if(pr.profile_found = 1, CAST(pr.profile_object, '${PROFILE_VARIANT}'), ` +
+        `CAST(CAST((e.profile_id, e.profile_id != e.device_id), '${PROFILE_STUB}'), '${PROFILE_VARIANT}'))`,
+    ),
+  },
+  {
+    key: 'meta',
+    columns: ['name'],
+    join: 'meta',
+    sql: nested(`if(m.meta_found = 1, CAST(m.meta_object, '${META_VARIANT}'), NULL)`),
+  },
+]
+
+/** The columns filters and breakdowns name, in table order, with how each compares. */
+export const EVENT_COLUMNS: ReadonlyArray<readonly [name: string, kind: ColumnKind]> = EVENTS_TABLE.flatMap((c) =>
+  c.kind ? [[c.name, c.kind] as const] : [],
+)
 
 export const UTM_FIELDS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content'] as const
 
 /** OpenPanel stores UTM values as flattened query-string properties. */
 export const utmPropertyKey = (field: string): string => `__query.${field}`
 
-export const camelCase = (snake: string): string => snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
-
 const kindByName = new Map<string, { column: string; kind: ColumnKind }>()
-for (const [column, kind] of EVENT_COLUMNS) {
-  kindByName.set(column, { column, kind })
-  kindByName.set(camelCase(column), { column, kind })
+for (const { name, kind, export: { key } } of EVENTS_TABLE) {
+  if (!kind) continue
+  kindByName.set(name, { column: name, kind })
+  kindByName.set(key, { column: name, kind })
 }
 
 /** An events column by its name or OpenPanel's camelCase alias (`referrerName`). */
 export const findEventColumn = (name: string) => kindByName.get(name)
+
+/** The names of the columns `keep` selects, in table order. */
+export const eventColumnNames = (keep: (c: EventColumn) => boolean): string[] => EVENTS_TABLE.filter(keep).map((c) => c.name)

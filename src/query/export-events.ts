@@ -1,6 +1,8 @@
 import { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import { invalidParameters, type ErrorDetail } from './errors.ts'
+import { EVENTS_TABLE, INCLUDE_NAMES, JOINED_FIELDS, type ExportField } from './event-columns.ts'
+import { EXPORT_FORMATS, type ExportFormatName } from './export-formats.ts'
 import { compileFilters, type Filter } from './filters.ts'
 import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
@@ -8,117 +10,18 @@ import { clickhouseInstant, parseBoundary } from './time-range.ts'
 
 const INSTANT = "DateTime64(3, 'UTC')"
 
-/** `YYYY-MM-DDThh:mm:ss.mmmZ` of a DateTime64(3, 'UTC') column, as ClickHouse writes it. */
-const iso = (column: string) => `concat(replaceOne(toString(${column}), ' ', 'T'), 'Z')`
+/** Every field an event object can carry, in output order. Only these expressions ever reach the SQL text. */
+const FIELDS: readonly ExportField[] = [...[...EVENTS_TABLE].sort((a, b) => a.exportAt - b.exportAt).map((c) => c.export), ...JOINED_FIELDS]
 
-/** How an output shape differs: CSV cells are flat, so nested values travel as JSON text. */
-export type Shape = 'json' | 'csv'
-
-interface OutputField {
-  /** The key in the event object (OpenPanel's camelCase). */
-  key: string
-  /** Raw `events` columns the expression reads. */
-  columns: readonly string[]
-  sql: (shape: Shape) => string
-  join?: 'profile' | 'meta'
-}
-
-const column = (key: string, name: string): OutputField => ({ key, columns: [name], sql: () => `e.${name}` })
-const nested = (expr: string) => (shape: Shape) => (shape === 'csv' ? `toJSONString(${expr})` : expr)
-
-const PROFILE_STUB = 'Tuple(id String, isExternal Bool)'
-const PROFILE_FULL =
-  'Tuple(id String, isExternal Bool, firstName String, lastName String, email String, avatar String, ' +
-  'properties Map(String, String), createdAt String, lastSeenAt String, projectId String)'
-const PROFILE_VARIANT = `Variant(${PROFILE_STUB}, ${PROFILE_FULL})`
-const META_VARIANT = 'Variant(Tuple(name String, conversion Bool, color String, icon String, projectId String, createdAt String))'
-
-/**
- * Every field an event object can carry, in output order. The first fourteen are always there;
- * the rest come with `includes`. Only these expressions ever reach the SQL text.
- */
-const FIELDS: readonly OutputField[] = [
-  column('id', 'id'),
-  column('name', 'name'),
-  column('deviceId', 'device_id'),
-  column('profileId', 'profile_id'),
-  column('projectId', 'project_id'),
-  column('sessionId', 'session_id'),
-  { key: 'createdAt', columns: ['created_at'], sql: () => iso('e.created_at') },
-  column('path', 'path'),
-  column('origin', 'origin'),
-  column('country', 'country'),
-  column('city', 'city'),
-  column('os', 'os'),
-  column('browser', 'browser'),
-  column('duration', 'duration'),
-  { key: 'properties', columns: ['properties'], sql: nested('e.properties') },
-  column('region', 'region'),
-  column('latitude', 'latitude'),
-  column('longitude', 'longitude'),
-  column('device', 'device'),
-  column('brand', 'brand'),
-  column('model', 'model'),
-  column('osVersion', 'os_version'),
-  column('browserVersion', 'browser_version'),
-  column('referrer', 'referrer'),
-  column('referrerName', 'referrer_name'),
-  column('referrerType', 'referrer_type'),
-  {
-    key: 'importedAt',
-    columns: ['imported_at'],
-    sql: () => "if(e.imported_at IS NULL, NULL, formatDateTime(e.imported_at, '%Y-%m-%dT%H:%i:%S.000Z', 'UTC'))",
-  },
-  column('sdkName', 'sdk_name'),
-  column('sdkVersion', 'sdk_version'),
-  column('revenue', 'revenue'),
-  {
-    // A stored profile as a whole; otherwise {id, isExternal}: an anonymous visitor
-    // (profile_id = device_id) is not external, an identified one without a row is.
-    key: 'profile',
-    columns: ['profile_id', 'device_id'],
-    join: 'profile',
-    sql: nested(
-      `if(pr.profile_found = 1, CAST(pr.profile_object, '${PROFILE_VARIANT}'), ` +
-        `CAST(CAST((e.profile_id, e.profile_id != e.device_id), '${PROFILE_STUB}'), '${PROFILE_VARIANT}'))`,
-    ),
-  },
-  {
-    key: 'meta',
-    columns: ['name'],
-    join: 'meta',
-    sql: nested(`if(m.meta_found = 1, CAST(m.meta_object, '${META_VARIANT}'), NULL)`),
-  },
-]
-
-export const DEFAULT_FIELDS: readonly string[] = FIELDS.slice(0, 14).map((f) => f.key)
+export const DEFAULT_FIELDS: readonly string[] = FIELDS.filter((f) => f.group === 'default').map((f) => f.key)
 
 /** The keys of the event objects (and the CSV columns) for these fields, in output order. */
 export const outputKeys = (fields: ReadonlySet<string>): string[] => FIELDS.filter((f) => fields.has(f.key)).map((f) => f.key)
 
-/** Groups of `includes`, and OpenPanel's field-level names (a field is its own group). */
-export const INCLUDE_GROUPS: Readonly<Record<string, readonly string[]>> = {
-  profile: ['profile'],
-  meta: ['meta'],
-  properties: ['properties'],
-  geo: ['region', 'latitude', 'longitude'],
-  device: ['device', 'brand', 'model', 'osVersion', 'browserVersion'],
-  referrer: ['referrer', 'referrerName', 'referrerType'],
-  region: ['region'],
-  latitude: ['latitude'],
-  longitude: ['longitude'],
-  osVersion: ['osVersion'],
-  browserVersion: ['browserVersion'],
-  brand: ['brand'],
-  model: ['model'],
-  origin: ['origin'],
-  referrerName: ['referrerName'],
-  referrerType: ['referrerType'],
-  importedAt: ['importedAt'],
-  sdkName: ['sdkName'],
-  sdkVersion: ['sdkVersion'],
-  revenue: ['revenue'],
-}
+/** What each `includes` name adds: its group's fields, or the field of that key (OpenPanel's field-level names). */
+export const INCLUDE_GROUPS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  INCLUDE_NAMES.map((name) => [name, FIELDS.filter((f) => f.group === name || f.key === name).map((f) => f.key)]),
+)
 
 /**
  * The output fields for `includes`: comma-separated and/or repeated names, groups or fields.
@@ -184,7 +87,7 @@ export interface ExportEventsRequest {
   profileId?: string
   filters: readonly Filter[]
   fields: ReadonlySet<string>
-  shape: Shape
+  format: ExportFormatName
   /** One page (JSON); absent: every matching event (streams). */
   page?: { limit: number; offset: number; after?: KeysetPosition }
 }
@@ -256,7 +159,7 @@ export function exportEventsStatement(req: ExportEventsRequest): Statement {
     // The events side streams through the joins in its order: the (small) lookup sides are the
     // hash tables, never swapped in, and one pipeline keeps the rows in the order read.
     ...(joins.length > 0 ? { join_algorithm: 'hash', query_plan_join_swap_table: 'false', max_threads: 1 } : {}),
-    ...(req.shape === 'csv' ? { format_csv_null_representation: '' } : {}),
+    ...EXPORT_FORMATS[req.format].settings,
     // A stream's chunks are formatted blocks: 8192 rows keep each one a few MB even with
     // properties, which bounds what sits between ClickHouse and the socket.
     ...(req.page ? {} : { max_block_size: 8192 }),
@@ -267,7 +170,7 @@ export function exportEventsStatement(req: ExportEventsRequest): Statement {
       event_columns: [...columns].join(', '),
       predicate: where + keyset,
       page,
-      columns: chosen.map((f) => `${f.sql(req.shape)} AS ${f.key}`).join(',\n  '),
+      columns: chosen.map((f) => `${f.sql(EXPORT_FORMATS[req.format].shape)} AS ${f.key}`).join(',\n  '),
       joins: joins.join('\n'),
       // A page is at most 1001 rows: sorting them again costs nothing and does not depend on the join.
       order: req.page ? 'ORDER BY e.created_at DESC, e.id ASC' : '',

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon'
 import { invalidParameters, type ErrorDetail } from './errors.ts'
 import { SESSION_FILTER_COLUMNS } from './dimensions.ts'
-import { findEventColumn, UTM_FIELDS, utmPropertyKey, type ColumnKind } from './event-columns.ts'
+import { eventColumnNames, findEventColumn, UTM_FIELDS, utmPropertyKey, type ColumnKind } from './event-columns.ts'
 import type { SqlParams } from './sql-params.ts'
 import { clickhouseInstant } from './time-range.ts'
 
@@ -57,8 +57,8 @@ interface Operand {
   level: 'session' | 'event'
 }
 
-const FLOAT32_COLUMNS = new Set(['longitude', 'latitude'])
-const NULLABLE_COLUMNS = new Set(['longitude', 'latitude', 'imported_at'])
+const FLOAT32_COLUMNS = new Set(eventColumnNames((c) => c.float32))
+const NULLABLE_COLUMNS = new Set(eventColumnNames((c) => c.nullable))
 
 function resolve(name: string, scope: FilterScope, params: SqlParams): Operand | undefined {
   if (name.startsWith('properties.') && name.length > 'properties.'.length) {

@@ -17,6 +17,15 @@ import {
   type ExportWindow,
 } from '../query/export-events.ts'
 import { makeCursor, readCursor } from '../query/events-cursor.ts'
+import {
+  EXPORT_FORMAT_NAMES,
+  EXPORT_FORMATS,
+  isStreamed,
+  mediaType,
+  STREAMED_FORMAT_NAMES,
+  type MediaType,
+  type StreamedFormatName,
+} from '../query/export-formats.ts'
 import { fingerprint } from '../query/pagination.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
 import { isoWithOffset } from '../query/time-range.ts'
@@ -68,8 +77,8 @@ const ExportEventsQuery = z
       description: '1-based page (OpenPanel compatibility; OFFSET). Prefer cursor',
     }),
     cursor: z.string().max(4096).optional().openapi({ description: 'meta.nextCursor of the previous page' }),
-    format: z.enum(['json', 'ndjson', 'csv']).default('json').openapi({
-      description: 'json: one page; ndjson and csv: every matching event, streamed',
+    format: z.enum(EXPORT_FORMAT_NAMES).default('json').openapi({
+      description: `json: one page; ${STREAMED_FORMAT_NAMES.join(' and ')}: every matching event, streamed`,
     }),
   })
   .strict()
@@ -118,10 +127,10 @@ const windowHeaders = (window: ExportWindow) => ({
   'X-Quarry-Timezone': window.timezone,
 })
 
-const STREAM_TYPES = {
-  ndjson: { contentType: 'application/x-ndjson; charset=utf-8', clickhouse: 'JSONEachRow' },
-  csv: { contentType: 'text/csv; charset=utf-8', clickhouse: 'CSV' },
-} as const
+/** Each streamed format's body in the API document, under its media type. */
+const STREAMED_CONTENT = Object.fromEntries(
+  STREAMED_FORMAT_NAMES.map((name) => [mediaType(name), { schema: z.string().openapi({ description: EXPORT_FORMATS[name].body ?? name }) }]),
+) as Record<MediaType<StreamedFormatName>, { schema: z.ZodString }>
 
 const exportEventsRoute = createRoute({
   method: 'get',
@@ -133,13 +142,12 @@ const exportEventsRoute = createRoute({
   responses: {
     200: {
       description:
-        'format=json: one page and its meta. format=ndjson|csv: the whole result as an attachment, in the same order ' +
+        `format=json: one page and its meta. format=${STREAMED_FORMAT_NAMES.join('|')}: the whole result as an attachment, in the same order ` +
         '(CSV: a header row; properties, profile and meta as JSON text; null as an empty cell)',
       headers: { ...RANGE_HEADERS, ...PAGE_HEADERS },
       content: {
         'application/json': { schema: ExportEventsBody },
-        'application/x-ndjson': { schema: z.string().openapi({ description: 'One event object per line' }) },
-        'text/csv': { schema: z.string().openapi({ description: 'Header row, then one event per row' }) },
+        ...STREAMED_CONTENT,
       },
     },
     ...errorResponses(API_ERRORS),
@@ -172,7 +180,7 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
       fields: includes.fields,
     }
 
-    if (q.format !== 'json') {
+    if (isStreamed(q.format)) {
       const misplaced = (['limit', 'page', 'cursor'] as const).filter((k) => q[k] !== undefined)
       if (misplaced.length > 0) {
         throw invalidParameters(
@@ -180,7 +188,7 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
         )
       }
       const window = resolveExportWindow(q.start, q.end, project.timezone, deps.now())
-      return streamExport(c, q.format, { ...base, window, shape: q.format === 'csv' ? 'csv' : 'json' })
+      return streamExport(c, q.format, { ...base, window, format: q.format })
     }
 
     if (q.cursor !== undefined && q.page !== undefined) {
@@ -193,7 +201,7 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
     const req: ExportEventsRequest = {
       ...base,
       window,
-      shape: 'json',
+      format: 'json',
       page: { limit: limit + 1, offset: position ? 0 : (current - 1) * limit, after: position?.after },
     }
     const runner = c.get('runner')
@@ -218,16 +226,13 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
   })
 
   /** Every matching event, streamed in the format's bytes as ClickHouse writes them. */
-  function streamExport(c: Context<AppEnv>, format: 'ndjson' | 'csv', req: ExportEventsRequest) {
-    const type = STREAM_TYPES[format]
-    const extension = format === 'csv' ? 'csv' : 'ndjson'
+  function streamExport(c: Context<AppEnv>, format: StreamedFormatName, req: ExportEventsRequest) {
+    const spec = EXPORT_FORMATS[format]
     return streamResponse(c, {
-      open: (signal) => c.get('runner').stream(exportEventsStatement(req), type.clickhouse, { timeoutS: deps.exportTimeoutS, signal, stats: c.get('stats') }),
-      // chDB formats each streamed block on its own, so a *WithNames format would repeat its
-      // header in every chunk: the CSV header is written here, once, ClickHouse-style.
-      prefix: format === 'csv' ? new TextEncoder().encode(`${outputKeys(req.fields).map((k) => `"${k}"`).join(',')}\n`) : undefined,
-      contentType: type.contentType,
-      filename: `events-${req.projectId}-${fileStamp(req.window.from)}-${fileStamp(req.window.to)}.${extension}`,
+      open: (signal) => c.get('runner').stream(exportEventsStatement(req), spec.clickhouse, { timeoutS: deps.exportTimeoutS, signal, stats: c.get('stats') }),
+      prefix: spec.header && new TextEncoder().encode(spec.header(outputKeys(req.fields))),
+      contentType: spec.contentType,
+      filename: `events-${req.projectId}-${fileStamp(req.window.from)}-${fileStamp(req.window.to)}.${spec.extension}`,
       headers: windowHeaders(req.window),
       format,
       logger: deps.logger,
