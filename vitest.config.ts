@@ -1,11 +1,22 @@
 import { defineConfig } from 'vitest/config'
+import unit from './vitest.unit.config.ts'
 
-// chDB locks its data directory per process, so every test file runs in its own fork.
+// Everything: the unit tier as it runs alone, and the suites on the embedded engine. chDB locks
+// its data directory per process, so every engine test file runs in its own fork.
 export default defineConfig({
   test: {
-    pool: 'forks',
-    include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    projects: [
+      { test: { ...unit.test, name: 'unit' } },
+      {
+        test: {
+          name: 'engine',
+          pool: 'forks',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/unit/**', '**/node_modules/**'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
   },
 })

@@ -115,37 +115,4 @@ FROM (SELECT *, created_at AS t FROM events WHERE session_id != '')
 GROUP BY project_id, session_id;
 
 -- The events stored before this migration, by the view's own query.
-INSERT INTO sessions
-SELECT
-  project_id,
-  session_id AS id,
-  min(t) AS created_at,
-  max(t) AS ended_at,
-  min((t, profile_id, reinterpretAsUInt128(sipHash128(profile_id)))) AS first_profile_id,
-  min((t, device_id)) AS first_device_id,
-  min((t, referrer)) AS first_referrer,
-  min((t, referrer_name)) AS first_referrer_name,
-  min((t, referrer_type)) AS first_referrer_type,
-  min((t, properties['__query.utm_source'])) AS first_utm_source,
-  min((t, properties['__query.utm_medium'])) AS first_utm_medium,
-  min((t, properties['__query.utm_campaign'])) AS first_utm_campaign,
-  min((t, properties['__query.utm_term'])) AS first_utm_term,
-  min((t, properties['__query.utm_content'])) AS first_utm_content,
-  min((t, country)) AS first_country,
-  min((t, region)) AS first_region,
-  min((t, city)) AS first_city,
-  min((t, device)) AS first_device,
-  min((t, brand)) AS first_brand,
-  min((t, model)) AS first_model,
-  min((t, browser)) AS first_browser,
-  min((t, browser_version)) AS first_browser_version,
-  min((t, os)) AS first_os,
-  min((t, os_version)) AS first_os_version,
-  -- Entry and exit pages come from screen views only; other events carry a sentinel that loses.
-  min(if(name = 'screen_view', (t, origin, path), (toDateTime64('2299-12-31 00:00:00', 3, 'UTC'), '', ''))) AS entry,
-  max(if(name = 'screen_view', (t, origin, path), (toDateTime64(0, 3, 'UTC'), '', ''))) AS exit,
-  toUInt64(countIf(name = 'screen_view')) AS screen_view_count,
-  toUInt64(count()) AS event_count,
-  toUInt64(sumIf(revenue, name = 'revenue')) AS revenue
-FROM (SELECT *, created_at AS t FROM events WHERE session_id != '')
-GROUP BY project_id, session_id;
+BACKFILL sessions_mv;

@@ -42,15 +42,4 @@ FROM events;
 
 -- The events stored before this migration. Run with ingestion paused: an insert racing this
 -- statement may be counted twice or missed.
-INSERT INTO session_timeline
-SELECT
-  project_id,
-  created_at,
-  reinterpretAsUInt128(sipHash128(session_id)) AS session_key,
-  id,
-  name = 'screen_view' AS is_view,
-  if(is_view, origin, '') AS origin,
-  if(is_view, path, '') AS path,
-  if(is_view, properties['__title'], '') AS title,
-  if(is_view, reinterpretAsUInt128(sipHash128(profile_id)), 0) AS profile_key
-FROM events;
+BACKFILL session_timeline_mv;

@@ -23,13 +23,34 @@ export function splitStatements(text: string): string[] {
     .filter((stmt) => stmt.length > 0)
 }
 
+const VIEW = /^CREATE MATERIALIZED VIEW (?:IF NOT EXISTS )?(\w+) TO (\w+) AS\s+(SELECT[\s\S]*)$/i
+const BACKFILL = /^BACKFILL (\w+)$/i
+
+/**
+ * `BACKFILL <view>` in a schema file stands for `INSERT INTO <its target> <its SELECT>`: the rows
+ * the view would have derived from what was stored before it, by the view's own query, so the
+ * definition is written once. The view must be created earlier in the same file.
+ */
+export function expandBackfills(statements: readonly string[], file = 'the schema file'): string[] {
+  const views = new Map<string, { target: string; select: string }>()
+  return statements.map((statement) => {
+    const view = VIEW.exec(statement)
+    if (view) views.set(view[1]!, { target: view[2]!, select: view[3]! })
+    const backfill = BACKFILL.exec(statement)
+    if (!backfill) return statement
+    const found = views.get(backfill[1]!)
+    if (!found) throw new Error(`${file}: BACKFILL ${backfill[1]} names no materialized view created before it`)
+    return `INSERT INTO ${found.target}\n${found.select}`
+  })
+}
+
 export function loadMigrations(dir: URL = SCHEMA_DIR): Migration[] {
   return readdirSync(dir)
     .filter((file) => /^\d+_.+\.sql$/.test(file))
     .sort()
     .map((file) => ({
       version: file.replace(/\.sql$/, ''),
-      statements: splitStatements(readFileSync(new URL(file, dir), 'utf8')),
+      statements: expandBackfills(splitStatements(readFileSync(new URL(file, dir), 'utf8')), file),
     }))
 }
 
