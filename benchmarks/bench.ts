@@ -28,7 +28,7 @@ import { PRESETS, presetPlan, seedPlan, type PresetName } from '../src/seed/pres
 import { listen } from '../src/server.ts'
 import { agent, get } from './lib/http.mjs'
 import { runBare } from './lib/bare.ts'
-import { buildPeer, peerFor, type PeerStatement } from './lib/peer.ts'
+import { buildPeer, peerFor } from './lib/peer.ts'
 import { writeReport } from './lib/report.ts'
 import { settle } from './lib/settle.ts'
 import { round, summarize, quantile, type Summary } from './lib/stats.ts'

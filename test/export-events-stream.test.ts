@@ -207,7 +207,7 @@ describe('backpressure and disconnects', () => {
     const res = await app.request('/export/events?format=csv', { headers: { ...headers, 'accept-encoding': 'gzip' } })
     expect(res.headers.get('content-encoding')).toBe('gzip')
     const reader = res.body!.getReader()
-    const pulledWhilePaused = await pauseAfterFirstChunk(reader)
+    await pauseAfterFirstChunk(reader)
     await reader.cancel()
     await until(() => rt.gate.active === 0)
   })

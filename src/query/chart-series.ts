@@ -1,7 +1,6 @@
 import type { DateTime } from 'luxon'
 import type { ChartSeriesRow } from './charts.ts'
-import { invalidParameters } from './errors.ts'
-import { buckets, isoWithOffset, MAX_BUCKETS, type Interval, type TimeRange } from './time-range.ts'
+import { boundedBuckets, buckets, isoWithOffset, MAX_BUCKETS, type Interval, type TimeRange } from './time-range.ts'
 
 /**
  * The body of /export/charts from each series' rows: OpenPanel's series objects (one per series
@@ -50,14 +49,9 @@ export interface ChartInput {
   rows: readonly (readonly ChartSeriesRow[])[]
 }
 
-/** The start of every bucket of the window; too many is the caller's to fix. */
-export function chartBuckets(range: TimeRange, interval: Interval): DateTime[] {
-  const starts = buckets(range, interval)
-  if (starts.length > MAX_BUCKETS) {
-    throw invalidParameters([{ path: 'interval', message: `more than ${MAX_BUCKETS} ${interval} buckets; choose a larger interval or a shorter range` }])
-  }
-  return starts
-}
+/** The start of every bucket of the window. */
+export const chartBuckets = (range: TimeRange, interval: Interval): DateTime[] =>
+  boundedBuckets(range, interval, 'choose a larger interval or a shorter range')
 
 const round = (x: number, decimals: number) => {
   const f = 10 ** decimals

@@ -3,8 +3,7 @@ import type { Statement } from '../clickhouse/run.ts'
 import { compileFilters, type Filter } from './filters.ts'
 import { bucketExpression, windowPlaceholders } from './insights.ts'
 import { renderSql } from './sql-templates.ts'
-import { invalidParameters } from './errors.ts'
-import { buckets, isoWithOffset, MAX_BUCKETS, type Interval, type TimeRange } from './time-range.ts'
+import { boundedBuckets, isoWithOffset, type Interval, type TimeRange } from './time-range.ts'
 
 /** The values /metrics reports for a window, a bucket or the previous window, in OpenPanel's order. */
 export const METRIC_NAMES = [
@@ -60,14 +59,8 @@ export function metricsStatement(req: MetricsRequest): Statement {
 }
 
 
-/** The start of every bucket of the window; too many is the caller's to fix. */
-export function metricsBuckets(range: TimeRange, interval: Interval): DateTime[] {
-  const starts = buckets(range, interval)
-  if (starts.length > MAX_BUCKETS) {
-    throw invalidParameters([{ path: 'interval', message: `more than ${MAX_BUCKETS} ${interval} buckets; choose a larger interval` }])
-  }
-  return starts
-}
+/** The start of every bucket of the window. */
+export const metricsBuckets = (range: TimeRange, interval: Interval): DateTime[] => boundedBuckets(range, interval, 'choose a larger interval')
 
 const pick = (row: MetricRow | undefined): MetricValues =>
   Object.fromEntries(METRIC_NAMES.map((name) => [name, row?.[name] ?? 0])) as MetricValues

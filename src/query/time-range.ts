@@ -189,6 +189,15 @@ export function buckets(r: TimeRange, interval: Interval): DateTime[] {
   return out
 }
 
+/** The buckets of a window a response lays out; more than MAX_BUCKETS is the caller's to fix, as `advice` says. */
+export function boundedBuckets(r: TimeRange, interval: Interval, advice: string): DateTime[] {
+  const starts = buckets(r, interval)
+  if (starts.length > MAX_BUCKETS) {
+    throw invalidParameters([{ path: 'interval', message: `more than ${MAX_BUCKETS} ${interval} buckets; ${advice}` }])
+  }
+  return starts
+}
+
 /** ISO 8601 with milliseconds dropped and the offset in force at that instant. */
 export const isoWithOffset = (t: DateTime): string => t.toISO({ suppressMilliseconds: true }) ?? ''
 

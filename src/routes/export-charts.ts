@@ -18,7 +18,7 @@ import {
 } from '../query/charts.ts'
 import { INTERVALS, isoWithOffset, MAX_BUCKETS, resolveRange } from '../query/time-range.ts'
 import { API_ERRORS, errorResponses, RANGE_HEADERS, SECURITY } from './openapi-shared.ts'
-import { FiltersSchema, windowParams } from './params.ts'
+import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
 
 export interface ExportChartsDeps {
@@ -159,8 +159,7 @@ export function exportChartsRoutes(deps: ExportChartsDeps) {
     const bucketStarts = chartBuckets(range, q.interval)
     const previous = q.previous === 'true' ? chartPreviousRange(range, q.interval) : undefined
 
-    c.header('X-Quarry-Range', `${isoWithOffset(range.start)}/${isoWithOffset(range.end)}`)
-    c.header('X-Quarry-Timezone', range.timezone)
+    for (const [name, value] of Object.entries(rangeHeaders(range.start, range.end, range.timezone))) c.header(name, value)
     if (previous) c.header('X-Quarry-Previous-Range', `${isoWithOffset(previous.start)}/${isoWithOffset(previous.end)}`)
 
     const requested = q.series ?? q.events ?? []

@@ -28,9 +28,8 @@ import {
 } from '../query/export-formats.ts'
 import { fingerprint } from '../query/pagination.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
-import { isoWithOffset } from '../query/time-range.ts'
 import { API_ERRORS, errorResponses, PAGE_HEADERS, RANGE_HEADERS, SECURITY } from './openapi-shared.ts'
-import { FiltersSchema } from './params.ts'
+import { FiltersSchema, rangeHeaders } from './params.ts'
 
 export interface ExportEventsDeps {
   signingKey: Buffer
@@ -122,10 +121,7 @@ const list = (v: string | string[] | undefined): string[] => (v === undefined ? 
 const fileStamp = (t: DateTime) => t.toUTC().toFormat("yyyyLLdd'T'HHmmss'Z'")
 
 /** The resolved window, as every export response states it. */
-const windowHeaders = (window: ExportWindow) => ({
-  'X-Quarry-Range': `${isoWithOffset(window.from)}/${isoWithOffset(window.to)}`,
-  'X-Quarry-Timezone': window.timezone,
-})
+const windowHeaders = (window: ExportWindow) => rangeHeaders(window.from, window.to, window.timezone)
 
 /** Each streamed format's body in the API document, under its media type. */
 const STREAMED_CONTENT = Object.fromEntries(

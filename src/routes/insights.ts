@@ -11,7 +11,7 @@ import { fingerprint, nextCursor, pagePosition } from '../query/pagination.ts'
 import { defaultInterval, INTERVALS, isoWithOffset, previousRange, resolveRange, type TimeRange } from '../query/time-range.ts'
 import type { PageRollups } from '../services/page-rollups/index.ts'
 import { API_ERRORS, errorResponses, PAGE_HEADERS, RANGE_HEADERS, ROLLUP_HEADERS, SECURITY } from './openapi-shared.ts'
-import { FiltersSchema, windowParams } from './params.ts'
+import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
 
 export interface InsightsDeps {
@@ -91,8 +91,7 @@ const insightsRoute = <Q extends z.ZodObject, B extends z.ZodType>(
   })
 
 function describeRange(c: Context<AppEnv>, range: TimeRange) {
-  c.header('X-Quarry-Range', `${isoWithOffset(range.start)}/${isoWithOffset(range.end)}`)
-  c.header('X-Quarry-Timezone', range.timezone)
+  for (const [name, value] of Object.entries(rangeHeaders(range.start, range.end, range.timezone))) c.header(name, value)
 }
 
 export function insightsRoutes(deps: InsightsDeps) {

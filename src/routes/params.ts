@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi'
 import { isValidTimezone } from '../projects.ts'
 import { MAX_FILTERS, MAX_FILTER_VALUES, OPERATORS, type Filter } from '../query/filters.ts'
-import { RANGES } from '../query/time-range.ts'
+import type { DateTime } from 'luxon'
+import { isoWithOffset, RANGES } from '../query/time-range.ts'
 
 export const FilterSchema = z
   .object({
@@ -42,4 +43,10 @@ export const windowParams = (defaultRange: string) => ({
     .refine(isValidTimezone, 'must be an IANA timezone name')
     .optional()
     .openapi({ description: "IANA name overriding the project's timezone for this request" }),
+})
+
+/** The resolved window as every windowed response states it (RANGE_HEADERS documents them). */
+export const rangeHeaders = (start: DateTime, end: DateTime, timezone: string) => ({
+  'X-Quarry-Range': `${isoWithOffset(start)}/${isoWithOffset(end)}`,
+  'X-Quarry-Timezone': timezone,
 })
