@@ -37,6 +37,8 @@ export interface AppDeps {
   auth?: AuthHooks
   /** Cache, coalescing and ETags of the aggregate routes (src/http/cache/); off when absent. */
   responseCache?: ResponseCache | false
+  /** Aborted once graceful shutdown has begun: /healthz/ready answers 503 from then on. */
+  shutdown?: AbortSignal
   /** /pages rollups (src/services/page-rollups/index.ts); every /pages request reads the events when absent. */
   pageRollups?: PageRollups
 }
@@ -63,7 +65,7 @@ export function buildApp(deps: AppDeps) {
   )
   app.use('*', accessLog(deps.logger))
   // Overload is refused here, before any work, so requests cannot pile up in front of the query gate.
-  app.use('*', admission({ limit: admissionLimit(deps.config), exempt: ['/healthz'] }))
+  app.use('*', admission({ limit: admissionLimit(deps.config), exempt: ['/healthz', '/healthz/live', '/healthz/ready'] }))
   app.use('*', async (c, next) => {
     const stats = emptyStats()
     c.set('stats', stats)
@@ -94,7 +96,7 @@ export function buildApp(deps: AppDeps) {
     app.use('/export/charts', deps.responseCache.middleware('30d'))
   }
 
-  app.route('/', systemRoutes(deps.runner))
+  app.route('/', systemRoutes({ runner: deps.runner, shutdown: deps.shutdown }))
 
   app.route(
     '/',

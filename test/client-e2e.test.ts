@@ -99,6 +99,13 @@ describe('every endpoint through the generated client', () => {
     expect(ready.data?.status).toBe('ready')
   })
 
+  it("system: OpenPanel's /healthcheck, /healthz/live and /healthz/ready", async () => {
+    const api = quarry()
+    expect((await api.GET('/healthcheck')).data).toEqual({ ready: true, ch: true, failedDependencies: [], workingDependencies: ['ch'] })
+    expect((await api.GET('/healthz/live')).data?.live).toBe(true)
+    expect((await api.GET('/healthz/ready')).data?.ready).toBe(true)
+  })
+
   it('metrics: totals computed from the fixture, a daily series, the previous period', async () => {
     const { data, error, response } = await quarry(credentialHeaders(clients.read)).GET('/insights/{projectId}/metrics', {
       params: { path: { projectId: 'alpha' }, query: { range: '7d', interval: 'day', previous: 'true' } },

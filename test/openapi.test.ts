@@ -382,6 +382,23 @@ describe('real responses match the document', () => {
     }
   })
 
+  it("OpenPanel's health routes answer as documented, up and down, ready and shutting down", async () => {
+    const body = async (path: string, res: Response, status: number) => {
+      const checked = await validator.check('get', path, res)
+      expect(checked.status, path).toBe(status)
+      return checked.body
+    }
+    expect(await body('/healthcheck', await app.request('/healthcheck'), 200)).toMatchObject({ ready: true })
+    expect(await body('/healthz/live', await app.request('/healthz/live'), 200)).toEqual({ live: true })
+    const stopping = new AbortController()
+    const stoppable = testApp(rt, { shutdown: stopping.signal })
+    expect(await body('/healthz/ready', await stoppable.request('/healthz/ready'), 200)).toEqual({ ready: true })
+    stopping.abort()
+    expect(await body('/healthz/ready', await stoppable.request('/healthz/ready'), 503)).toMatchObject({ ready: false })
+    const down = testApp(rt, { runner: { ...rt.runner, rows: () => Promise.reject(new Error('down')) } })
+    expect(await body('/healthcheck', await down.request('/healthcheck'), 503)).toMatchObject({ ready: false, failedDependencies: ['ch'] })
+  })
+
   it('exercised every documented status of every operation', () => {
     const missing = operationsOf(doc).flatMap(({ method, path, operation }) =>
       Object.keys(operation.responses)

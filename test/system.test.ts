@@ -40,6 +40,37 @@ describe('health', () => {
   })
 })
 
+describe("OpenPanel's health routes", () => {
+  const down = (): QueryRunner => ({ ...rt.runner, rows: () => Promise.reject(new EngineUnavailableError('connection refused')) })
+
+  it('GET /healthcheck: 200 with ClickHouse among the working dependencies when the engine answers', async () => {
+    const res = await testApp(rt).request('/healthcheck')
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ ready: true, ch: true, failedDependencies: [], workingDependencies: ['ch'] })
+  })
+
+  it('GET /healthcheck: 503 with ClickHouse failed when the engine does not answer', async () => {
+    const res = await testApp(rt, { runner: down() }).request('/healthcheck')
+    expect(res.status).toBe(503)
+    expect(await res.json()).toEqual({ ready: false, ch: false, failedDependencies: ['ch'], workingDependencies: [] })
+  })
+
+  it('GET /healthz/live: 200 {"live":true}, the engine down or not', async () => {
+    const res = await testApp(rt, { runner: down() }).request('/healthz/live')
+    expect([res.status, await res.json()]).toEqual([200, { live: true }])
+  })
+
+  it('GET /healthz/ready: 200 until shutdown begins, then 503 "shutting down"', async () => {
+    const stopping = new AbortController()
+    const app = testApp(rt, { shutdown: stopping.signal })
+    const before = await app.request('/healthz/ready')
+    expect([before.status, await before.json()]).toEqual([200, { ready: true }])
+    stopping.abort()
+    const after = await app.request('/healthz/ready')
+    expect([after.status, await after.json()]).toEqual([503, { ready: false, reason: 'shutting down' }])
+  })
+})
+
 describe('request ids', () => {
   it('are minted when the request has none', async () => {
     const app = testApp(rt)

@@ -40,7 +40,8 @@ export async function serveCommand(rt: Runtime): Promise<void> {
       { now: () => new Date(), watermark: eventsWatermark(rt.runner, config.QUARRY_QUERY_TIMEOUT_S) },
       { maxBytes: config.QUARRY_RESPONSE_CACHE_MB * 2 ** 20 },
     )
-  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: PACKAGE_VERSION, responseCache, pageRollups: rt.pageRollups })
+  const stopping = new AbortController()
+  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: PACKAGE_VERSION, responseCache, pageRollups: rt.pageRollups, shutdown: stopping.signal })
   const host = config.HOST
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`
   await firstRun(rt, baseUrl)
@@ -51,6 +52,7 @@ export async function serveCommand(rt: Runtime): Promise<void> {
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
       logger.info({ signal }, 'shutting down')
+      stopping.abort()
       await running.shutdown(config.QUARRY_SHUTDOWN_GRACE_S * 1000)
       await rt.close()
       resolve()
