@@ -1,16 +1,11 @@
--- The sessions before C by the local day of their start and their entry page, as the
--- sessions table derives them (first event, first view; events without a session are none).
+-- The sessions before C by the local day of their start and their entry page, read from the
+-- sessions table, which is where a session's entry page and bounce are defined (a session without
+-- views entered on none). The held-out sessions (kind 5) are the request's; every other session
+-- that started before C has no view after it, so its entry and bounce are those of its events before C.
 INSERT INTO page_rollup_days (project_id, version, day, origin, path, entries, bounces)
-SELECT {project:String}, {version:UInt64}, toDate(started_at, {timezone:String}) AS day, entry.2, entry.3, count(), countIf(views <= 1)
-FROM (
-  SELECT
-    min(created_at) AS started_at,
-    min(if(is_view, (created_at, origin, path), (toDateTime64('2299-12-31 00:00:00', 3, 'UTC'), '', ''))) AS entry,
-    countIf(is_view) AS views
-  FROM session_timeline
-  WHERE {{> rollup_events}}
-    AND session_key != reinterpretAsUInt128(sipHash128(''))
-  GROUP BY session_key
-  HAVING views > 0
-)
-GROUP BY day, entry.2, entry.3
+SELECT {project:String}, {version:UInt64}, toDate(created_at, {timezone:String}) AS day, entry_origin, entry_path, count(), countIf(is_bounce)
+FROM sessions FINAL
+WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')} AND screen_view_count > 0
+  AND reinterpretAsUInt128(sipHash128(id)) NOT IN (
+    SELECT key FROM page_rollup_keys WHERE project_id = {project:String} AND version = {version:UInt64} AND kind = 5)
+GROUP BY day, entry_origin, entry_path
