@@ -14,7 +14,6 @@ const old = `SELECT toDate(started_at, 'UTC') AS day, entry.2, entry.3, count(),
 const now = `SELECT toDate(created_at, 'UTC') AS day, entry_origin, entry_path, count(), countIf(is_bounce) FROM quarry.sessions FINAL
   WHERE ${P} AND created_at < ${C} AND screen_view_count > 0 AND reinterpretAsUInt128(sipHash128(id)) NOT IN ${HELD}
   GROUP BY day, entry_origin, entry_path FORMAT Null`
-const sum = (sql) => s.query(sql.replace('FORMAT Null', 'FORMAT TSV').replace(/^SELECT (.*?) FROM/s, 'SELECT count(), sum(c) FROM (SELECT $1, 1 AS c FROM') + ')', 'TSV')
 for (const [name, sql] of [['timeline', old], ['sessions FINAL', now], ['timeline', old], ['sessions FINAL', now], ['timeline', old], ['sessions FINAL', now]]) {
   const t = performance.now(); s.query(sql); console.log(name, (performance.now() - t).toFixed(0), 'ms')
 }
