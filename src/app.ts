@@ -16,6 +16,7 @@ import { requestId } from './http/request-id.ts'
 import { methodNotAllowed } from 'hono/method-not-allowed'
 import type { ResponseCache } from './http/cache/middleware.ts'
 import type { PageRollups } from './services/page-rollups/index.ts'
+import type { SealedHistory } from './services/sealed/index.ts'
 import { exportChartsRoutes } from './routes/export-charts.ts'
 import { exportEventsRoutes } from './routes/export-events.ts'
 import { insightsRoutes } from './routes/insights.ts'
@@ -41,6 +42,8 @@ export interface AppDeps {
   shutdown?: AbortSignal
   /** /pages rollups (src/services/page-rollups/index.ts); every /pages request reads the events when absent. */
   pageRollups?: PageRollups
+  /** The sealed history, when the caller runs one (quarry serve does; see QUARRY_SEALED). */
+  sealed?: SealedHistory
 }
 
 /** Builds the whole HTTP application without listening, so tests drive it with app.request(). */
@@ -105,6 +108,7 @@ export function buildApp(deps: AppDeps) {
       now: deps.now ?? (() => new Date()),
       queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S,
       pageRollups: deps.pageRollups,
+      sealed: deps.sealed,
     }),
   )
   app.route(

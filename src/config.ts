@@ -46,6 +46,7 @@ export const configSchema = z.object({
   QUARRY_RESPONSE_CACHE_MB: z.coerce.number().int().min(0).default(64),
   /** `quarry serve` answers /pages from rollups of the events before the last hour where they hold (src/services/page-rollups/index.ts). */
   QUARRY_PAGE_ROLLUPS: flag.default(true),
+  QUARRY_SEALED: flag.default(true),
   QUARRY_RATE_LIMIT: positiveInt.default(100),
   QUARRY_RATE_WINDOW_S: positiveInt.default(10),
   QUARRY_AUTH_FAILURE_LIMIT: positiveInt.default(20),

@@ -6,6 +6,7 @@ import { createQueryRunner, type QueryRunner } from './clickhouse/run.ts'
 import type { Config } from './config.ts'
 import { learnEngineTimezones } from './query/time-range.ts'
 import { configuredPageRollups, type PageRollups } from './services/page-rollups/index.ts'
+import { configuredSealedHistory, type SealedHistory } from './services/sealed/index.ts'
 import { loadSigningKey } from './signing-key.ts'
 
 /** The engine and everything that queries it, opened once per process. */
@@ -18,6 +19,8 @@ export interface Runtime {
   signingKey: Buffer
   /** The /pages rollups' background builds (QUARRY_PAGE_ROLLUPS); none when turned off. */
   pageRollups?: PageRollups
+  /** The sealed history's background builds (QUARRY_SEALED); none when turned off. */
+  sealed?: SealedHistory
   close(): Promise<void>
 }
 
@@ -44,6 +47,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   )
   learnEngineTimezones(zones.map((z) => z.name))
   const pageRollups = configuredPageRollups(config, { runner, logger })
+  const sealed = configuredSealedHistory(config, { runner, logger })
   return {
     config,
     engine,
@@ -52,8 +56,10 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     logger,
     signingKey,
     pageRollups,
+    sealed,
     close: () => {
       pageRollups?.stop()
+      sealed?.stop()
       return engine.close()
     },
   }

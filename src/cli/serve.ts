@@ -41,7 +41,7 @@ export async function serveCommand(rt: Runtime): Promise<void> {
       { maxBytes: config.QUARRY_RESPONSE_CACHE_MB * 2 ** 20 },
     )
   const stopping = new AbortController()
-  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: PACKAGE_VERSION, responseCache, pageRollups: rt.pageRollups, shutdown: stopping.signal })
+  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: PACKAGE_VERSION, responseCache, pageRollups: rt.pageRollups, sealed: rt.sealed, shutdown: stopping.signal })
   const host = config.HOST
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`
   await firstRun(rt, baseUrl)

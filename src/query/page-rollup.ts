@@ -63,11 +63,11 @@ export const latestRollupStatement = (projectId: string): Statement => ({
 })
 
 /** The newest build of a project from its page_rollup_latest row, and when it was built. */
-export function readLatestRollup(row: PageRollupLatestRow | undefined): { rollup: PageRollup; builtAt: DateTime } | undefined {
+export function readLatestRollup(row: PageRollupLatestRow | undefined): { build: PageRollup; builtAt: DateTime } | undefined {
   if (!row) return undefined
   return {
     builtAt: instant(row.built_at),
-    rollup: {
+    build: {
       version: row.version,
       timezone: row.timezone,
       closedAt: instant(row.closed_at),
@@ -78,13 +78,6 @@ export function readLatestRollup(row: PageRollupLatestRow | undefined): { rollup
     },
   }
 }
-
-/** How many inserts were logged since `since`, and how many of them reached before C. */
-export const rollupInsertsStatement = (projectId: string, closedAt: DateTime, since: DateTime): Statement => ({
-  name: 'page_rollup_inserts',
-  sql: renderSql('page_rollup_inserts'),
-  params: { project: projectId, closed: clickhouseInstant(closedAt), since: clickhouseInstant(since) },
-})
 
 /** How many sessions of the rollup events after C now tie to what came before. */
 export const rollupCrossingStatement = (projectId: string, rollup: PageRollup): Statement => ({

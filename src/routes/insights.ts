@@ -10,7 +10,9 @@ import { pagesRollupStatement } from '../query/page-rollup.ts'
 import { fingerprint, nextCursor, pagePosition } from '../query/pagination.ts'
 import { defaultInterval, INTERVALS, isoWithOffset, previousRange, resolveRange, type TimeRange } from '../query/time-range.ts'
 import type { PageRollups } from '../services/page-rollups/index.ts'
-import { API_ERRORS, errorResponses, PAGE_HEADERS, RANGE_HEADERS, ROLLUP_HEADERS, SECURITY } from './openapi-shared.ts'
+import type { SealedHistory } from '../services/sealed/index.ts'
+import { sealedBreakdownStatement, sealedMetricsStatement, type SealedBuild } from '../query/sealed.ts'
+import { API_ERRORS, errorResponses, PAGE_HEADERS, RANGE_HEADERS, ROLLUP_HEADERS, SEALED_HEADERS, SECURITY } from './openapi-shared.ts'
 import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
 
@@ -19,6 +21,7 @@ export interface InsightsDeps {
   now: () => Date
   queryTimeoutS: number
   pageRollups?: PageRollups
+  sealed?: SealedHistory
 }
 
 const WindowQuery = z.object({ ...windowParams('7d'), filters: jsonParam(FiltersSchema).optional() }).strict()
@@ -97,17 +100,26 @@ function describeRange(c: Context<AppEnv>, range: TimeRange) {
 export function insightsRoutes(deps: InsightsDeps) {
   const app = new OpenAPIHono<AppEnv>()
   const run = (c: Context<AppEnv>) => ({ timeoutS: deps.queryTimeoutS, stats: c.get('stats'), signal: c.req.raw.signal })
+  /** The sealed build that answers for the project, saying so in a header; undefined when none holds. */
+  const sealedBuild = async (c: Context<AppEnv>, timezone: string): Promise<SealedBuild | undefined> => {
+    const build = await deps.sealed?.forRequest(c.get('project').id, { runner: c.get('runner'), signal: c.req.raw.signal, stats: c.get('stats') })
+    if (build) c.header('X-Quarry-Sealed-Until', isoWithOffset(build.closedAt.setZone(timezone)))
+    return build
+  }
   const resolveWindow = (c: Context<AppEnv>, q: z.infer<typeof WindowQuery>) =>
     resolveRange(q, q.timezone ?? c.get('project').timezone, deps.now(), '7d')
 
-  const metrics = insightsRoute('metrics', 'Visitors, sessions, bounce rate, duration, screen views and revenue, with a series', MetricsQuery, MetricsBody, RANGE_HEADERS)
+  const metrics = insightsRoute('metrics', 'Visitors, sessions, bounce rate, duration, screen views and revenue, with a series', MetricsQuery, MetricsBody, { ...RANGE_HEADERS, ...SEALED_HEADERS })
   app.openapi(metrics, async (c) => {
     const q = c.req.valid('query')
     const range = resolveWindow(c, q)
     const interval = q.interval ?? defaultInterval(range)
     const bucketStarts = metricsBuckets(range, interval)
     const previous = q.previous === 'true' ? previousRange(range) : undefined
-    const statement = metricsStatement({ projectId: c.get('project').id, range, previous, interval, filters: q.filters ?? [] })
+    const req = { projectId: c.get('project').id, range, previous, interval, filters: q.filters ?? [] }
+    // Filters keep the statement over sessions: a filtered revenue needs the sessions overlapping the window.
+    const build = req.filters.length === 0 ? await sealedBuild(c, range.timezone) : undefined
+    const statement = build ? sealedMetricsStatement(req, bucketStarts, build) : metricsStatement(req)
     const rows = await c.get('runner').rows<Parameters<typeof assembleMetrics>[0][number]>(statement, run(c))
     describeRange(c, range)
     return c.json(assembleMetrics(rows, bucketStarts, previous !== undefined), 200)
@@ -166,8 +178,11 @@ export function insightsRoutes(deps: InsightsDeps) {
       dimension.name,
       `Sessions by ${dimension.description.toLowerCase()}`,
       BreakdownRow,
-      {},
-      (req) => breakdownStatement(dimension, req),
+      SEALED_HEADERS,
+      async (req, c) => {
+        const build = await sealedBuild(c, req.range.timezone)
+        return build ? sealedBreakdownStatement(dimension, req, build) : breakdownStatement(dimension, req)
+      },
       (row) => shapeBreakdown(dimension, row),
     )
   }

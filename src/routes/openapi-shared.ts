@@ -39,6 +39,10 @@ export const ROLLUP_HEADERS = {
   'X-Quarry-Rollup': header('Present when what came before this instant was read from the /pages rollup (the same numbers, fewer rows read)'),
 }
 
+export const SEALED_HEADERS = {
+  'X-Quarry-Sealed-Until': header('Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read)'),
+}
+
 export const PAGE_HEADERS = {
   'X-Next-Cursor': header('Cursor of the next page; absent on the last page'),
   Link: header('<url>; rel="next" for the next page; absent on the last page'),

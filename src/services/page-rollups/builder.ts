@@ -1,7 +1,8 @@
 import { DateTime } from 'luxon'
 import type { Logger } from 'pino'
 import type { QueryRunner } from '../../clickhouse/run.ts'
-import { newestClosing, rollupInsertsStatement } from '../../query/page-rollup.ts'
+import { eventInsertsStatement } from '../../query/event-inserts.ts'
+import { newestClosing } from '../../query/page-rollup.ts'
 import { renderSql } from '../../query/sql-templates.ts'
 import { clickhouseInstant } from '../../query/time-range.ts'
 
@@ -53,7 +54,7 @@ export async function buildRollup(project: Project, o: BuildOptions): Promise<nu
     since: clickhouseInstant(since),
   }
   const countInserts = async () => {
-    const [row] = await runner.rows<{ closed_inserts: number }>(rollupInsertsStatement(project.id, closedAt, since), read)
+    const [row] = await runner.rows<{ closed_inserts: number }>(eventInsertsStatement(project.id, closedAt, since), read)
     return row!.closed_inserts
   }
   const drop = (v: number) => dropBuild(runner, project.id, v)
@@ -73,7 +74,7 @@ export async function buildRollup(project: Project, o: BuildOptions): Promise<nu
     return undefined
   }
   for (const table of COMPACTED_TABLES) {
-    await runner.command({ name: 'page_rollup_compact', sql: renderSql('page_rollup_compact', { table }), params: { project: project.id, version } })
+    await runner.command({ name: 'versioned_compact', sql: renderSql('versioned_compact', { table }), params: { project: project.id, version } })
   }
   await runner.command({
     name: 'page_rollup_register',
@@ -96,6 +97,6 @@ export async function buildRollup(project: Project, o: BuildOptions): Promise<nu
 /** Removes one build of the project from every rollup table. */
 async function dropBuild(runner: QueryRunner, projectId: string, version: number): Promise<void> {
   for (const table of ROLLUP_TABLES) {
-    await runner.command({ name: 'page_rollup_drop', sql: renderSql('page_rollup_drop', { table }), params: { project: projectId, version } })
+    await runner.command({ name: 'versioned_drop', sql: renderSql('versioned_drop', { table }), params: { project: projectId, version } })
   }
 }

@@ -3,11 +3,18 @@ import type { Logger } from 'pino'
 import type { QueryRunner } from '../../clickhouse/run.ts'
 import type { Config } from '../../config.ts'
 import type { PageRequest } from '../../query/insights.ts'
-import { newestClosing, rollupCovers, rollupMayAnswer, type PageRollup } from '../../query/page-rollup.ts'
+import {
+  latestRollupStatement,
+  newestClosing,
+  readLatestRollup,
+  rollupCovers,
+  rollupCrossingStatement,
+  rollupMayAnswer,
+  type PageRollup,
+  type PageRollupLatestRow,
+} from '../../query/page-rollup.ts'
+import { BuildPlanner, type RequestRun } from '../build-planner.ts'
 import { buildRollup } from './builder.ts'
-import { RollupPlanner, type RequestRun } from './planner.ts'
-
-export type { RequestRun } from './planner.ts'
 
 /**
  * The /pages rollups as a background service (see src/query/page-rollup.ts for what a rollup is).
@@ -59,7 +66,11 @@ export function configuredPageRollups(
 }
 
 export class PageRollups {
-  private readonly planner = new RollupPlanner()
+  private readonly planner = new BuildPlanner<PageRollup, PageRollupLatestRow>({
+    latest: latestRollupStatement,
+    read: readLatestRollup,
+    crossing: rollupCrossingStatement,
+  })
   private readonly building = new Map<string, Promise<void>>()
   private readonly lastScheduled = new Map<string, number>()
   /** Per project, how long its last kept build took. */

@@ -1,0 +1,41 @@
+-- /insights/{projectId}/{dimension} from the sealed history (sql/schema/012_sealed.sql): the same
+-- rows as insights_breakdown. Before C, whole UTC days [rollup_from, rollup_to) come from the
+-- rollups and the rest of the window from sealed_sessions; from C on, the live sessions. Visitors
+-- are the union of the numbered visitors' bitmaps, plus the distinct visitors first seen after C.
+WITH
+{{> sealed_live}}
+SELECT
+  {{prefix}} AS prefix,
+  nullIf(name_value, '') AS name,
+  sum(n) AS sessions,
+  groupBitmapMerge(bitmap) + uniqExactArray(unnumbered) AS visitors,
+  sum(views) AS pageviews,
+  round(100 * sum(bounces) / sessions, 2) AS bounce_rate,
+  round(sum(total_duration) / sessions / 1000, 2) AS avg_session_duration,
+  sum(money) AS revenue
+FROM (
+  SELECT prefix AS prefix_value, value AS name_value, sessions AS n, bounces, duration AS total_duration,
+    pageviews AS views, revenue AS money, visitors AS bitmap, CAST([], 'Array(UInt128)') AS unnumbered
+  FROM sealed_rollups
+  WHERE project_id = {project:String} AND version = {version:UInt64} AND dimension = {dimension:String}
+    AND period >= {rollup_from:DateTime64(3, 'UTC')} AND period < {rollup_to:DateTime64(3, 'UTC')}
+  UNION ALL
+  SELECT {{prefix_column}}, {{column}}, count(), countIf(is_bounce), sum(duration),
+    sum(screen_view_count), sum(revenue), groupBitmapState(vno), CAST([], 'Array(UInt128)')
+  FROM sealed_sessions
+  WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT held
+    AND ((created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {rollup_from:DateTime64(3, 'UTC')})
+      OR (created_at >= {rollup_to:DateTime64(3, 'UTC')} AND created_at < least({to:DateTime64(3, 'UTC')}, {closed:DateTime64(3, 'UTC')})))
+    {{session_filters}}
+  GROUP BY 1, 2
+  UNION ALL
+  SELECT {{prefix_column}}, {{column}}, count(), countIf(is_bounce), sum(duration),
+    sum(screen_view_count), sum(revenue), groupBitmapStateIf(vno, vno != 0), groupArrayIf(profile_key, vno = 0)
+  FROM live
+  WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+    {{session_filters}}
+  GROUP BY 1, 2
+)
+GROUP BY prefix_value, name_value
+ORDER BY sessions DESC, prefix ASC NULLS LAST, name ASC NULLS LAST
+LIMIT {limit:UInt32} OFFSET {offset:UInt64}

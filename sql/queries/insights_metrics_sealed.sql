@@ -1,0 +1,55 @@
+-- /insights/{projectId}/metrics from the sealed history: the same rows as insights_metrics. Before
+-- C, whole UTC hours [rollup_from, rollup_to) come from the hourly totals (sessions by their start,
+-- revenue by its event), the rest from sealed_sessions and events; from C on, the live sessions and
+-- the revenue events. The caller uses hours only when every bucket starts on a UTC hour.
+WITH
+{{> sealed_live}}
+SELECT
+  period,
+  bucket,
+  grouping(bucket) AS is_total,
+  groupBitmapMerge(bitmap) + uniqExactArray(unnumbered) AS unique_visitors,
+  sum(n) AS total_sessions,
+  if(total_sessions = 0, 0, round(100 * sum(bounces) / total_sessions, 2)) AS bounce_rate,
+  if(total_sessions = 0, 0, round(sum(total_duration) / total_sessions / 1000, 2)) AS avg_session_duration,
+  sum(views) AS total_screen_views,
+  if(total_sessions = 0, 0, round(total_screen_views / total_sessions, 2)) AS views_per_session,
+  sum(money) AS total_revenue
+FROM (
+  SELECT if(created_at >= {from:DateTime64(3, 'UTC')}, 0, 1) AS period, {{bucket}} AS bucket,
+    sum(sessions) AS n, sum(bounced) AS bounces, sum(duration) AS total_duration, sum(pageviews) AS views,
+    sum(event_revenue) AS money, groupBitmapMergeState(visitors) AS bitmap, CAST([], 'Array(UInt128)') AS unnumbered
+  FROM (
+    SELECT period AS created_at, sessions, bounces AS bounced, duration, pageviews, event_revenue, visitors
+    FROM sealed_rollups
+    WHERE project_id = {project:String} AND version = {version:UInt64} AND dimension = ''
+      AND period >= {rollup_from:DateTime64(3, 'UTC')} AND period < {rollup_to:DateTime64(3, 'UTC')}
+  )
+  GROUP BY period, bucket
+  UNION ALL
+  SELECT if(created_at >= {from:DateTime64(3, 'UTC')}, 0, 1) AS period, {{bucket}} AS bucket,
+    count(), countIf(is_bounce), sum(duration), sum(screen_view_count), toUInt64(0),
+    groupBitmapState(vno), CAST([], 'Array(UInt128)')
+  FROM sealed_sessions
+  WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT held
+    AND ((created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {rollup_from:DateTime64(3, 'UTC')})
+      OR (created_at >= {rollup_to:DateTime64(3, 'UTC')} AND created_at < least({to:DateTime64(3, 'UTC')}, {closed:DateTime64(3, 'UTC')})))
+  GROUP BY period, bucket
+  UNION ALL
+  SELECT if(created_at >= {from:DateTime64(3, 'UTC')}, 0, 1) AS period, {{bucket}} AS bucket,
+    count(), countIf(is_bounce), sum(duration), sum(screen_view_count), toUInt64(0),
+    groupBitmapStateIf(vno, vno != 0), groupArrayIf(profile_key, vno = 0)
+  FROM live
+  WHERE created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+  GROUP BY period, bucket
+  UNION ALL
+  SELECT if(created_at >= {from:DateTime64(3, 'UTC')}, 0, 1) AS period, {{bucket}} AS bucket,
+    toUInt64(0), toUInt64(0), toUInt64(0), toUInt64(0), sum(revenue),
+    groupBitmapStateIf(toUInt32(0), 0), CAST([], 'Array(UInt128)')
+  FROM events
+  WHERE project_id = {project:String} AND name = 'revenue'
+    AND ((created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {rollup_from:DateTime64(3, 'UTC')})
+      OR (created_at >= {rollup_to:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}))
+  GROUP BY period, bucket
+)
+GROUP BY GROUPING SETS ((period, bucket), (period))

@@ -1,0 +1,27 @@
+-- The sessions that had events on both sides of C when the build read: what their events before C
+-- make of them, marked `held`. Requests add their events from C on.
+INSERT INTO sealed_sessions (project_id, version, created_at, ended_at, id, session_key, profile_key, vno, held,
+  screen_view_count, event_count, revenue, entry_at, entry_origin, entry_path, exit_at, exit_origin, exit_path, {{attribute_names}})
+SELECT {project:String}, {version:UInt64}, s.created_at, s.ended_at, s.id, s.session_key, s.profile_key,
+  v.vno, true, s.screen_view_count, s.event_count, s.revenue,
+  tupleElement(s.entry, 1), tupleElement(s.entry, 2), tupleElement(s.entry, 3),
+  tupleElement(s.exit, 1), tupleElement(s.exit, 2), tupleElement(s.exit, 3), {{attribute_names}}
+FROM (
+  SELECT {{> session_of_events}}
+  FROM (
+    SELECT *, created_at AS t FROM events
+    WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')}
+      AND created_at >= (
+        SELECT min(created_at) FROM sessions FINAL
+        WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')} AND ended_at >= {closed:DateTime64(3, 'UTC')}
+      )
+      AND session_id IN (
+        SELECT id FROM sessions FINAL
+        WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')} AND ended_at >= {closed:DateTime64(3, 'UTC')}
+      )
+  )
+  GROUP BY session_id
+) AS s
+INNER JOIN (
+  SELECT profile_key, min(vno) AS vno FROM sealed_visitors WHERE project_id = {project:String} GROUP BY profile_key
+) AS v USING (profile_key)

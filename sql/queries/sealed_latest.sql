@@ -1,0 +1,6 @@
+-- The project's sealed history: its newest build.
+SELECT version, closed_at, built_at, inserts_since, inserts
+FROM sealed_builds
+WHERE project_id = {project:String}
+ORDER BY version DESC
+LIMIT 1

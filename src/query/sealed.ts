@@ -1,0 +1,143 @@
+import { DateTime } from 'luxon'
+import type { Statement } from '../clickhouse/run.ts'
+import { DIMENSIONS, type Dimension } from './dimensions.ts'
+import { UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
+import { compileFilters } from './filters.ts'
+import { bucketExpression, windowPlaceholders, type PageRequest } from './insights.ts'
+import type { MetricsRequest } from './metrics.ts'
+import { renderSql } from './sql-templates.ts'
+import { clickhouseInstant, type TimeRange } from './time-range.ts'
+
+/**
+ * A build of a project's sealed history (sql/schema/012_sealed.sql): its sessions before C in
+ * time-sorted rows, rollups per period, and dense visitor numbers. The statements here are pure;
+ * src/services/sealed decides when to build and whether a build answers a request.
+ */
+export interface SealedBuild {
+  version: number
+  /** C: the build holds the sessions' events before it. */
+  closedAt: DateTime
+  /** What tells that an insert reached before C since the build. */
+  insertsSince: DateTime
+  inserts: number
+}
+
+/** The session attributes a session takes from its first event: every filterable dimension's column. */
+export const SESSION_ATTRIBUTES: readonly string[] = DIMENSIONS.filter((d) => d.filterable).map((d) => d.column)
+
+/** The event expression an attribute comes from (UTM values live in properties, OpenPanel's convention). */
+const eventExpression = (attribute: string) =>
+  (UTM_FIELDS as readonly string[]).includes(attribute) ? `properties['${utmPropertyKey(attribute)}']` : attribute
+
+/** The slots every statement with the session-of-events partial or attribute lists takes. */
+export const attributeFragments = {
+  first_attributes: SESSION_ATTRIBUTES.map((a) => `tupleElement(min((t, ${eventExpression(a)})), 2) AS ${a}`).join(',\n'),
+  attribute_names: SESSION_ATTRIBUTES.join(', '),
+  live_attributes: SESSION_ATTRIBUTES.map((a) => `if(h.held, h.${a}, t.${a}) AS ${a}`).join(',\n    '),
+}
+
+const DAY_MS = 86_400_000
+const HOUR_MS = 3_600_000
+
+/** [from, to): the whole periods of `unit` ms inside [start, end), or an empty span at start. */
+export function wholePeriods(start: DateTime, end: DateTime, unit: number): { from: DateTime; to: DateTime } {
+  const from = Math.ceil(start.toMillis() / unit) * unit
+  const to = Math.floor(end.toMillis() / unit) * unit
+  if (from >= to) return { from: start, to: start }
+  return { from: DateTime.fromMillis(from, { zone: 'UTC' }), to: DateTime.fromMillis(to, { zone: 'UTC' }) }
+}
+
+const earlier = (a: DateTime, b: DateTime) => (a < b ? a : b)
+
+function sealedPlaceholders(projectId: string, range: TimeRange, build: SealedBuild, earliest: DateTime, rollup: { from: DateTime; to: DateTime }) {
+  const { params, ctx } = windowPlaceholders(projectId, range, earliest)
+  Object.assign(params.values, {
+    version: build.version,
+    closed: clickhouseInstant(build.closedAt),
+    rollup_from: clickhouseInstant(rollup.from),
+    rollup_to: clickhouseInstant(rollup.to),
+  })
+  return { params, ctx }
+}
+
+/**
+ * A breakdown from the sealed history. Whole UTC days before C come from the rollups unless the
+ * request filters (the rollups hold no filtered sums); the rest of the window before C from the
+ * sealed sessions, and C on from the live sessions.
+ */
+export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest, build: SealedBuild): Statement {
+  const rollup = req.filters.length > 0
+    ? { from: req.range.start, to: req.range.start }
+    : wholePeriods(req.range.start, earlier(req.range.end, build.closedAt), DAY_MS)
+  const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, req.range.start, rollup)
+  Object.assign(params.values, { dimension: dimension.name, limit: req.limit, offset: req.offset })
+  return {
+    name: `insights_breakdown_sealed:${dimension.name}`,
+    sql: renderSql('insights_breakdown_sealed', {
+      ...attributeFragments,
+      column: dimension.column,
+      prefix_column: dimension.prefix ?? "''",
+      prefix: dimension.prefix ? "nullIf(prefix_value, '')" : 'NULL',
+      session_filters: compileFilters(req.filters, 'sessions', params, ctx),
+    }),
+    params: params.values,
+    settings: { enable_materialized_cte: 1 },
+  }
+}
+
+/**
+ * Whether the hourly totals can stand for a /metrics window: no filters, and no bucket nor the
+ * window's start inside a UTC hour (minutes, or zones offset by 30 or 45 minutes, split hours).
+ */
+export function hourlyTotalsAnswer(req: MetricsRequest, bucketStarts: readonly DateTime[]): boolean {
+  const onHour = (t: DateTime) => t.toMillis() % HOUR_MS === 0
+  return req.filters.length === 0 && req.interval !== 'minute' && onHour(req.range.start) && bucketStarts.every((b) => b <= req.range.start || onHour(b))
+}
+
+/** /metrics from the sealed history; the caller has checked that no filter applies. */
+export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readonly DateTime[], build: SealedBuild): Statement {
+  const earliest = req.previous?.start ?? req.range.start
+  const rollup = hourlyTotalsAnswer(req, bucketStarts)
+    ? wholePeriods(earliest, earlier(req.range.end, build.closedAt), HOUR_MS)
+    : { from: earliest, to: earliest }
+  const { params } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup)
+  const tz = params.add(req.range.timezone, 'String')
+  return {
+    name: 'insights_metrics_sealed',
+    sql: renderSql('insights_metrics_sealed', { ...attributeFragments, bucket: bucketExpression(req.interval, tz) }),
+    params: params.values,
+    settings: { enable_materialized_cte: 1 },
+  }
+}
+
+const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
+
+/** One row of sql/queries/sealed_latest.sql. */
+export interface SealedLatestRow {
+  version: number
+  closed_at: string
+  built_at: string
+  inserts_since: string
+  inserts: number
+}
+
+export const sealedLatestStatement = (projectId: string): Statement => ({
+  name: 'sealed_latest',
+  sql: renderSql('sealed_latest'),
+  params: { project: projectId },
+})
+
+export function readSealedLatest(row: SealedLatestRow | undefined): { build: SealedBuild; builtAt: DateTime } | undefined {
+  if (!row) return undefined
+  return {
+    builtAt: instant(row.built_at),
+    build: { version: row.version, closedAt: instant(row.closed_at), insertsSince: instant(row.inserts_since), inserts: row.inserts },
+  }
+}
+
+/** How many sealed sessions events from C on now continue. */
+export const sealedCrossingStatement = (projectId: string, build: SealedBuild): Statement => ({
+  name: 'sealed_crossing',
+  sql: renderSql('sealed_crossing'),
+  params: { project: projectId, version: build.version, closed: clickhouseInstant(build.closedAt) },
+})

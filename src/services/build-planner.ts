@@ -1,0 +1,92 @@
+import { DateTime } from 'luxon'
+import type { QueryRunner, QueryStats, Statement } from '../clickhouse/run.ts'
+import { eventInsertsStatement, type VersionedBuild } from '../query/event-inserts.ts'
+
+/**
+ * The request a planning read belongs to: it runs on the request's runner, so it counts in the
+ * request's stats, stops with it, and is listed (not run) under explain=sql.
+ */
+export interface RequestRun {
+  runner: QueryRunner
+  timeoutS: number
+  signal?: AbortSignal
+  stats?: QueryStats
+}
+
+/** The statements that find a kind of build and tell whether it still holds. */
+export interface BuildKind<B extends VersionedBuild, Row> {
+  /** The project's newest build: one row, or none. */
+  latest(projectId: string): Statement
+  read(row: Row | undefined): { build: B; builtAt: DateTime } | undefined
+  /** One row with a column `crossing`: how many of the build's sessions events after C continue. */
+  crossing(projectId: string, build: B): Statement
+}
+
+/** event_inserts keeps 30 days; an older build would count inserts it can no longer see. */
+const MAX_AGE_DAYS = 25
+/** How long the newest build read is trusted before it is read again. */
+const LATEST_TTL_MS = 5_000
+
+interface Latest<B> {
+  read: number
+  build: B | undefined
+  builtAt?: DateTime
+}
+
+/**
+ * What a request needs to know before reading a build over the events before C (the page rollups,
+ * the sealed history): the project's newest build, and whether the data under it is as it was
+ * built. Both are remembered per project, so most requests plan with one small read. A dry run
+ * (explain=sql) lists the reads a request makes and decides as the planner last saw the data,
+ * remembering nothing from it.
+ */
+export class BuildPlanner<B extends VersionedBuild, Row> {
+  private readonly latest = new Map<string, Latest<B>>()
+  /** Per project, the build and insert count at which no session crossed its C. */
+  private readonly verified = new Map<string, { version: number; inserts: number }>()
+
+  constructor(private readonly kind: BuildKind<B, Row>) {}
+
+  async newest(projectId: string, run: RequestRun): Promise<B | undefined> {
+    const cached = this.latest.get(projectId)
+    let entry = cached && Date.now() - cached.read < LATEST_TTL_MS ? cached : undefined
+    if (!entry) {
+      const [row] = await run.runner.rows<Row>(this.kind.latest(projectId), opts(run))
+      if (run.runner.dryRun) entry = cached
+      else {
+        const found = this.kind.read(row)
+        entry = { read: Date.now(), build: found?.build, builtAt: found?.builtAt }
+        this.latest.set(projectId, entry)
+      }
+    }
+    // Compared with the engine's clock at build time; both are wall clocks of the same era.
+    return entry?.builtAt && entry.builtAt > DateTime.utc().minus({ days: MAX_AGE_DAYS }) ? entry.build : undefined
+  }
+
+  /**
+   * Whether the data under the build is as it was built: no insert since reached before C, and no
+   * event after C ties a session of the build to what came before. The second takes a pass over the
+   * events after C, so it is taken again only when something was inserted since it last passed.
+   */
+  async holds(projectId: string, build: B, run: RequestRun): Promise<boolean> {
+    const [count] = await run.runner.rows<{ inserts: number; closed_inserts: number }>(
+      eventInsertsStatement(projectId, build.closedAt, build.insertsSince),
+      opts(run),
+    )
+    const verified = this.verified.get(projectId)
+    if (run.runner.dryRun) return verified?.version === build.version
+    if (count!.closed_inserts !== build.inserts) return false
+    if (verified?.version === build.version && verified.inserts === count!.inserts) return true
+    const [row] = await run.runner.rows<{ crossing: number }>(this.kind.crossing(projectId, build), opts(run))
+    if (row!.crossing > 0) return false
+    this.verified.set(projectId, { version: build.version, inserts: count!.inserts })
+    return true
+  }
+
+  /** The project's newest build is to be read again (a build finished, or the data changed under it). */
+  forget(projectId: string): void {
+    this.latest.delete(projectId)
+  }
+}
+
+const opts = (run: RequestRun) => ({ timeoutS: run.timeoutS, signal: run.signal, stats: run.stats })

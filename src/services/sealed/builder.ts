@@ -1,0 +1,96 @@
+import { DateTime } from 'luxon'
+import type { Logger } from 'pino'
+import type { QueryRunner } from '../../clickhouse/run.ts'
+import { DIMENSIONS } from '../../query/dimensions.ts'
+import { eventInsertsStatement } from '../../query/event-inserts.ts'
+import { attributeFragments } from '../../query/sealed.ts'
+import { renderSql } from '../../query/sql-templates.ts'
+import { clickhouseInstant } from '../../query/time-range.ts'
+
+export interface SealOptions {
+  runner: QueryRunner
+  logger: Logger
+  /** C, the instant the build seals the history before. */
+  closedAt: DateTime
+  /** max_execution_time of each build statement. */
+  timeoutS: number
+}
+
+/** Inserts are counted from this long before a build: older ones committed long before it read. */
+const INSERTS_MARGIN_HOURS = 24
+
+const SEALED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_builds'] as const
+const COMPACTED_TABLES = ['sealed_sessions', 'sealed_rollups'] as const
+
+const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
+
+/**
+ * Seals one project's history before C: numbers its new visitors, writes its sessions (those that
+ * go on after C as `held` parts), then each dimension's daily rollup and the hourly totals. Kept
+ * only if no insert reached before C while it read, then registered; the builds before the one it
+ * replaces are dropped. Returns how long it took, or undefined when the build was not kept.
+ */
+export async function sealProject(projectId: string, o: SealOptions): Promise<number | undefined> {
+  const { runner, logger } = o
+  const started = performance.now()
+  const read = { timeoutS: o.timeoutS }
+  const [clock] = await runner.rows<{ now: string; previous: number }>(
+    { name: 'sealed_clock', sql: renderSql('sealed_clock'), params: { project: projectId } },
+    read,
+  )
+  const built = instant(clock!.now)
+  const version = built.toMillis()
+  const since = built.minus({ hours: INSERTS_MARGIN_HOURS })
+  const params = { project: projectId, version, closed: clickhouseInstant(o.closedAt) }
+  const countInserts = async () => {
+    const [row] = await runner.rows<{ closed_inserts: number }>(eventInsertsStatement(projectId, o.closedAt, since), read)
+    return row!.closed_inserts
+  }
+  const step = (name: string, fragments: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
+    runner.command({ name, sql: `${renderSql(name, { ...attributeFragments, ...fragments })}\nSETTINGS max_execution_time = ${o.timeoutS}`, params: { ...params, ...extra } })
+  const drop = (v: number) => dropBuild(runner, projectId, v)
+  const before = await countInserts()
+  try {
+    await step('sealed_build_visitors')
+    await step('sealed_build_sessions')
+    await step('sealed_build_held')
+    for (const d of DIMENSIONS) {
+      await step('sealed_build_rollup', { column: d.column, prefix: d.prefix ?? "''" }, { dimension: d.name })
+    }
+    await step('sealed_build_totals')
+  } catch (err) {
+    await drop(version).catch(() => {})
+    throw err
+  }
+  // An insert reaching before C while the build read may be half in it: not kept.
+  if ((await countInserts()) !== before) {
+    await drop(version)
+    logger.info({ project: projectId }, 'sealed history: events before C changed while building; not kept')
+    return undefined
+  }
+  for (const table of COMPACTED_TABLES) {
+    await runner.command({ name: 'versioned_compact', sql: renderSql('versioned_compact', { table }), params: { project: projectId, version } })
+  }
+  const ms = Math.round(performance.now() - started)
+  await runner.command({
+    name: 'sealed_register',
+    sql: renderSql('sealed_register'),
+    params: { ...params, built: clickhouseInstant(built), since: clickhouseInstant(since), inserts: before, build_ms: ms },
+  })
+  // The build replaced is kept: requests planned with it may still be reading.
+  if (clock!.previous > 0) {
+    const older = await runner.rows<{ version: number }>(
+      { name: 'sealed_versions', sql: renderSql('sealed_versions'), params: { project: projectId, keep: clock!.previous } },
+      read,
+    )
+    for (const { version: old } of older) await drop(old)
+  }
+  logger.info({ project: projectId, closedAt: o.closedAt.toISO(), ms }, 'sealed history built')
+  return ms
+}
+
+async function dropBuild(runner: QueryRunner, projectId: string, version: number): Promise<void> {
+  for (const table of SEALED_TABLES) {
+    await runner.command({ name: 'versioned_drop', sql: renderSql('versioned_drop', { table }), params: { project: projectId, version } })
+  }
+}
