@@ -23,6 +23,7 @@ import { createLogger } from '../src/log.ts'
 import { createProject, findProject } from '../src/projects.ts'
 import { DIMENSIONS } from '../src/query/dimensions.ts'
 import { configuredPageRollups } from '../src/services/page-rollups/index.ts'
+import { configuredSealedHistory } from '../src/services/sealed/index.ts'
 import { openRuntime, type Runtime } from '../src/runtime.ts'
 import { PRESETS, presetPlan, seedPlan, type PresetName } from '../src/seed/presets.ts'
 import { listen } from '../src/server.ts'
@@ -165,7 +166,17 @@ for (const role of pageRollups ? roles : []) {
   rollupBuildMs[role] = round(performance.now() - started, 0)
   log(`${role} page rollup built in ${rollupBuildMs[role]} ms`)
 }
-const appDeps = { config, runner: rt.runner, logger, signingKey: rt.signingKey, pageRollups }
+// Breakdowns and /metrics read the sealed history as under `quarry serve` (QUARRY_SEALED=0 reads
+// sessions), on the same clock; the measured projects are sealed first.
+const sealed = configuredSealedHistory(config, { runner: rt.runner, logger, now: () => rollupClock })
+const sealBuildMs: Partial<Record<'M' | 'L', number>> = {}
+for (const role of sealed ? roles : []) {
+  const started = performance.now()
+  await sealed!.build(projects[role].id)
+  sealBuildMs[role] = round(performance.now() - started, 0)
+  log(`${role} sealed history built in ${sealBuildMs[role]} ms`)
+}
+const appDeps = { config, runner: rt.runner, logger, signingKey: rt.signingKey, pageRollups, sealed }
 const cache = createResponseCache({ now: () => new Date(), watermark: eventsWatermark(rt.runner) })
 const plainServer = await listen(buildApp({ ...appDeps, responseCache: false }), '127.0.0.1', 0)
 const cachedServer = await listen(buildApp({ ...appDeps, responseCache: cache }), '127.0.0.1', 0)
@@ -245,6 +256,8 @@ export interface LatencyCell {
   peer_over_http?: number
   /** /pages: whether every timed answer came from the page rollup (X-Quarry-Rollup). */
   from_rollup?: boolean
+  /** Whether every timed answer read the sealed history (X-Quarry-Sealed-Until); absent when none did. */
+  from_sealed?: boolean
   load: number[]
   note?: string
 }
@@ -259,6 +272,7 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
   const peerMs: number[] = []
   const paired: number[] = []
   let fromRollup = 0
+  let fromSealed = 0
   let failure: string | undefined
   const started = performance.now()
   for (let i = 0; ; i++) {
@@ -280,6 +294,7 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
           http.push(r.ms)
           db.push(Number(/db;dur=([\d.]+)/.exec(String(r.headers['server-timing'] ?? ''))?.[1] ?? NaN))
           if (r.headers['x-quarry-rollup'] !== undefined) fromRollup++
+          if (r.headers['x-quarry-sealed-until'] !== undefined) fromSealed++
         }
       },
       async () => {
@@ -310,6 +325,7 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
     overhead_ratio: 0,
     paired_overhead_p50_ms: round(quantile(paired, 0.5), 2),
     ...(endpoint === 'pages' ? { from_rollup: fromRollup === http.length } : {}),
+    ...(fromSealed > 0 ? { from_sealed: fromSealed === http.length } : {}),
     load: load(),
     ...(note || failure ? { note: [note, failure && `stopped: ${failure}`].filter(Boolean).join('; ') } : {}),
   }
@@ -523,6 +539,7 @@ const report = {
     seeded_now: seeded,
     peer_table: peerBuild,
     page_rollups: pageRollups ? { clock: rollupClock.toISOString(), build_ms: rollupBuildMs } : null,
+    sealed: sealed ? { clock: rollupClock.toISOString(), build_ms: sealBuildMs } : null,
     settle: { ...settled, parts },
   },
   settings: { requests: REQUESTS, min_requests: MIN_REQUESTS, budget_s: BUDGET_S, concurrency: CONCURRENCY, load_s: LOAD_S, export_rows: EXPORT_ROWS },

@@ -2,7 +2,7 @@
 -- sealed for them when they began before C (`held`), with each visitor's number when the visitor
 -- has one (0 otherwise: a visitor first seen after C). The planner has checked that no other
 -- sealed session has events from C on.
-live_parts AS MATERIALIZED (
+live_parts AS (
   SELECT
     if(h.held, h.created_at, t.created_at) AS created_at,
     t.ended_at AS ended_at,
@@ -24,10 +24,11 @@ live_parts AS MATERIALIZED (
     GROUP BY session_id
   ) AS t
   LEFT JOIN (
-    SELECT * FROM sealed_sessions WHERE project_id = {project:String} AND version = {version:UInt64} AND held
+    SELECT * FROM sealed_sessions
+    WHERE project_id = {project:String} AND version = {version:UInt64} AND held AND created_at >= {held_from:DateTime64(3, 'UTC')}
   ) AS h USING (session_key)
 ),
-live AS MATERIALIZED (
+live AS (
   SELECT
     p.*,
     if(p.held_vno != 0, p.held_vno, v.vno) AS vno,
@@ -40,7 +41,10 @@ live AS MATERIALIZED (
   FROM live_parts AS p
   LEFT JOIN (
     SELECT profile_key, min(vno) AS vno FROM sealed_visitors
-    WHERE project_id = {project:String} AND profile_key IN (SELECT profile_key FROM live_parts)
+    WHERE project_id = {project:String} AND profile_key IN (
+      SELECT reinterpretAsUInt128(sipHash128(profile_id)) FROM events
+      WHERE project_id = {project:String} AND created_at >= {closed:DateTime64(3, 'UTC')}
+    )
     GROUP BY profile_key
   ) AS v USING (profile_key)
 )

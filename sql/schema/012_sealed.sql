@@ -94,10 +94,13 @@ ORDER BY (dimension, period, prefix, value);
 
 -- One row per build; the newest is the project's sealed history. `inserts` is how many inserts
 -- logged since `inserts_since` reached before C when it was built: another count means one came since.
+-- `held_from` is the earliest start of a held session (C when there are none), where requests
+-- start looking for them.
 CREATE TABLE IF NOT EXISTS sealed_builds (
   project_id String,
   version UInt64,
   closed_at DateTime64(3, 'UTC'),
+  held_from DateTime64(3, 'UTC'),
   built_at DateTime64(3, 'UTC'),
   inserts_since DateTime64(3, 'UTC'),
   inserts UInt64,

@@ -11,6 +11,7 @@ export const EXPOSED_HEADERS = [
   'X-Quarry-Stats',
   'X-Quarry-Cache',
   'X-Quarry-Rollup',
+  'X-Quarry-Sealed-Until',
   'Server-Timing',
   'RateLimit-Limit',
   'RateLimit-Remaining',

@@ -17,6 +17,8 @@ export interface SealedBuild {
   version: number
   /** C: the build holds the sessions' events before it. */
   closedAt: DateTime
+  /** The earliest start of a session that spanned C when built (C when none did). */
+  heldFrom: DateTime
   /** What tells that an insert reached before C since the build. */
   insertsSince: DateTime
   inserts: number
@@ -54,6 +56,7 @@ function sealedPlaceholders(projectId: string, range: TimeRange, build: SealedBu
   Object.assign(params.values, {
     version: build.version,
     closed: clickhouseInstant(build.closedAt),
+    held_from: clickhouseInstant(build.heldFrom),
     rollup_from: clickhouseInstant(rollup.from),
     rollup_to: clickhouseInstant(rollup.to),
   })
@@ -81,7 +84,6 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
       session_filters: compileFilters(req.filters, 'sessions', params, ctx),
     }),
     params: params.values,
-    settings: { enable_materialized_cte: 1 },
   }
 }
 
@@ -106,7 +108,6 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
     name: 'insights_metrics_sealed',
     sql: renderSql('insights_metrics_sealed', { ...attributeFragments, bucket: bucketExpression(req.interval, tz) }),
     params: params.values,
-    settings: { enable_materialized_cte: 1 },
   }
 }
 
@@ -116,6 +117,7 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 export interface SealedLatestRow {
   version: number
   closed_at: string
+  held_from: string
   built_at: string
   inserts_since: string
   inserts: number
@@ -131,7 +133,7 @@ export function readSealedLatest(row: SealedLatestRow | undefined): { build: Sea
   if (!row) return undefined
   return {
     builtAt: instant(row.built_at),
-    build: { version: row.version, closedAt: instant(row.closed_at), insertsSince: instant(row.inserts_since), inserts: row.inserts },
+    build: { version: row.version, closedAt: instant(row.closed_at), heldFrom: instant(row.held_from), insertsSince: instant(row.inserts_since), inserts: row.inserts },
   }
 }
 

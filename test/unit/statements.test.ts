@@ -168,10 +168,16 @@ describe('sql/queries templates', () => {
   const dir = new URL('../../sql/queries/', import.meta.url)
   const files = readdirSync(dir).filter((f) => f.endsWith('.sql') && !f.startsWith('_'))
 
+  /** A file's text with its partials' texts after it, where slots may be too. */
+  const withPartials = (file: string): string => {
+    const text = readFileSync(new URL(file, dir), 'utf8')
+    return [text, ...[...text.matchAll(/\{\{>\s*(\w+)\s*\}\}/g)].map((m) => withPartials(`_${m[1]}.sql`))].join('\n')
+  }
+
   it('every statement renders once each of its slots has SQL, with its partials in place', () => {
     for (const file of files) {
       const name = file.replace(/\.sql$/, '')
-      const slots = [...readFileSync(new URL(file, dir), 'utf8').matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]!)
+      const slots = [...new Set([...withPartials(file).matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]!))]
       const sql = renderSql(name, Object.fromEntries(slots.map((s) => [s, `/*${s}*/`])))
       expect(sql, file).not.toMatch(/\{\{/)
       for (const s of slots) expect(sql, file).toContain(`/*${s}*/`)

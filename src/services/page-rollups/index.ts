@@ -14,6 +14,7 @@ import {
   type PageRollupLatestRow,
 } from '../../query/page-rollup.ts'
 import { BuildPlanner, type RequestRun } from '../build-planner.ts'
+import { BuildScheduler } from '../build-scheduler.ts'
 import { buildRollup } from './builder.ts'
 
 /**
@@ -50,8 +51,6 @@ interface Project {
 }
 
 /** The rollup is behind once the newest C is this far ahead, or 30 builds' time if that is longer. */
-const MOVE_AFTER_MS = 3_600_000
-const MOVE_AFTER_BUILDS = 30
 /** A build reads all of a project's events before C once: 44 s for the 15.1M events of the largest at 100M. */
 const DEFAULT_BUILD_TIMEOUT_S = 900
 const DEFAULT_REBUILD_INTERVAL_MS = 5 * 60_000
@@ -71,16 +70,12 @@ export class PageRollups {
     read: readLatestRollup,
     crossing: rollupCrossingStatement,
   })
-  private readonly building = new Map<string, Promise<void>>()
-  private readonly lastScheduled = new Map<string, number>()
-  /** Per project, how long its last kept build took. */
-  private readonly buildMs = new Map<string, number>()
-  private stopped = false
-
   private readonly opts: Required<PageRollupsOptions>
+  private readonly builds: BuildScheduler
 
   constructor(opts: PageRollupsOptions) {
     this.opts = { buildTimeoutS: DEFAULT_BUILD_TIMEOUT_S, rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS, ...opts }
+    this.builds = new BuildScheduler({ logger: opts.logger, what: 'page rollup', rebuildIntervalMs: this.opts.rebuildIntervalMs, ended: (id) => this.planner.forget(id) })
   }
 
   /**
@@ -103,40 +98,29 @@ export class PageRollups {
 
   private behind(project: Project, rollup: PageRollup): boolean {
     const newest = newestClosing(DateTime.fromJSDate(this.opts.now()), project.timezone)
-    const moveAfter = Math.max(MOVE_AFTER_MS, MOVE_AFTER_BUILDS * (this.buildMs.get(project.id) ?? 0))
-    return +newest - +rollup.closedAt >= moveAfter
+    return +newest - +rollup.closedAt >= this.builds.moveAfterMs(project.id)
   }
 
   /** Resolves when the project's build in progress, if any, is done. */
-  async settled(projectId: string): Promise<void> {
-    await this.building.get(projectId)?.catch(() => {})
+  settled(projectId: string): Promise<void> {
+    return this.builds.settled(projectId)
   }
 
   /** Builds the project's rollup now, one build per project at a time. */
   build(project: Project): Promise<void> {
-    const running = this.building.get(project.id)
-    if (running) return running
-    const build = buildRollup(project, { runner: this.opts.runner, logger: this.opts.logger, now: this.opts.now, timeoutS: this.opts.buildTimeoutS })
-      .then((ms) => {
-        if (ms !== undefined) this.buildMs.set(project.id, ms)
-      })
-      .finally(() => {
-        this.building.delete(project.id)
-        this.planner.forget(project.id)
-      })
-    this.building.set(project.id, build)
-    return build
+    return this.builds.run(project.id, this.buildOf(project))
   }
 
   /** No build starts after this; requests still plan with the rollups there are. */
   stop(): void {
-    this.stopped = true
+    this.builds.stop()
   }
 
   private schedule(project: Project): void {
-    const last = this.lastScheduled.get(project.id) ?? -Infinity
-    if (this.stopped || this.building.has(project.id) || Date.now() - last < this.opts.rebuildIntervalMs) return
-    this.lastScheduled.set(project.id, Date.now())
-    this.build(project).catch((err: unknown) => this.opts.logger.warn({ err, project: project.id }, 'page rollup build failed'))
+    this.builds.schedule(project.id, this.buildOf(project))
+  }
+
+  private buildOf(project: Project) {
+    return () => buildRollup(project, { runner: this.opts.runner, logger: this.opts.logger, now: this.opts.now, timeoutS: this.opts.buildTimeoutS })
   }
 }

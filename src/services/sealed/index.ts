@@ -5,6 +5,7 @@ import type { Config } from '../../config.ts'
 import { newestClosing } from '../../query/page-rollup.ts'
 import { readSealedLatest, sealedCrossingStatement, sealedLatestStatement, type SealedBuild, type SealedLatestRow } from '../../query/sealed.ts'
 import { BuildPlanner, type RequestRun } from '../build-planner.ts'
+import { BuildScheduler } from '../build-scheduler.ts'
 import { sealProject } from './builder.ts'
 
 /**
@@ -33,8 +34,6 @@ export interface SealedHistoryOptions {
   rebuildIntervalMs?: number
 }
 
-const MOVE_AFTER_MS = 3_600_000
-const MOVE_AFTER_BUILDS = 30
 const DEFAULT_BUILD_TIMEOUT_S = 900
 const DEFAULT_REBUILD_INTERVAL_MS = 5 * 60_000
 
@@ -53,14 +52,12 @@ export class SealedHistory {
     read: readSealedLatest,
     crossing: sealedCrossingStatement,
   })
-  private readonly building = new Map<string, Promise<void>>()
-  private readonly lastScheduled = new Map<string, number>()
-  private readonly buildMs = new Map<string, number>()
-  private stopped = false
   private readonly opts: Required<SealedHistoryOptions>
+  private readonly builds: BuildScheduler
 
   constructor(opts: SealedHistoryOptions) {
     this.opts = { buildTimeoutS: DEFAULT_BUILD_TIMEOUT_S, rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS, ...opts }
+    this.builds = new BuildScheduler({ logger: opts.logger, what: 'sealed history', rebuildIntervalMs: this.opts.rebuildIntervalMs, ended: (id) => this.planner.forget(id) })
   }
 
   /**
@@ -85,40 +82,29 @@ export class SealedHistory {
   }
 
   private behind(projectId: string, build: SealedBuild): boolean {
-    const moveAfter = Math.max(MOVE_AFTER_MS, MOVE_AFTER_BUILDS * (this.buildMs.get(projectId) ?? 0))
-    return +this.closing() - +build.closedAt >= moveAfter
+    return +this.closing() - +build.closedAt >= this.builds.moveAfterMs(projectId)
   }
 
   /** Resolves when the project's build in progress, if any, is done. */
-  async settled(projectId: string): Promise<void> {
-    await this.building.get(projectId)?.catch(() => {})
+  settled(projectId: string): Promise<void> {
+    return this.builds.settled(projectId)
   }
 
   /** Seals the project's history now, one build per project at a time. */
   build(projectId: string): Promise<void> {
-    const running = this.building.get(projectId)
-    if (running) return running
-    const build = sealProject(projectId, { runner: this.opts.runner, logger: this.opts.logger, closedAt: this.closing(), timeoutS: this.opts.buildTimeoutS })
-      .then((ms) => {
-        if (ms !== undefined) this.buildMs.set(projectId, ms)
-      })
-      .finally(() => {
-        this.building.delete(projectId)
-        this.planner.forget(projectId)
-      })
-    this.building.set(projectId, build)
-    return build
+    return this.builds.run(projectId, this.buildOf(projectId))
   }
 
   /** No build starts after this; requests still plan with the builds there are. */
   stop(): void {
-    this.stopped = true
+    this.builds.stop()
   }
 
   private schedule(projectId: string): void {
-    const last = this.lastScheduled.get(projectId) ?? -Infinity
-    if (this.stopped || this.building.has(projectId) || Date.now() - last < this.opts.rebuildIntervalMs) return
-    this.lastScheduled.set(projectId, Date.now())
-    this.build(projectId).catch((err: unknown) => this.opts.logger.warn({ err, project: projectId }, 'sealed history build failed'))
+    this.builds.schedule(projectId, this.buildOf(projectId))
+  }
+
+  private buildOf(projectId: string) {
+    return () => sealProject(projectId, { runner: this.opts.runner, logger: this.opts.logger, closedAt: this.closing(), timeoutS: this.opts.buildTimeoutS })
   }
 }

@@ -1,0 +1,94 @@
+/**
+ * Breakdowns and /metrics over a seeded data directory, answered the two ways Quarry can: the
+ * statements over `sessions FINAL` and those over the sealed history, interleaved, medians of N
+ * runs, each pair checked for identical rows. Seals the project first (a full build, timed).
+ *
+ *   npx tsx benchmarks/experiments/sealed-vs-sessions.ts DATA_DIR PROJECT [RUNS]
+ *
+ * The clock is half an hour past the project's last event, so the live part holds the hour or so
+ * after C, as under traffic.
+ */
+import { DateTime } from 'luxon'
+import pino from 'pino'
+import { loadConfig } from '../../src/config.ts'
+import { findDimension } from '../../src/query/dimensions.ts'
+import { breakdownStatement } from '../../src/query/insights.ts'
+import { metricsBuckets, metricsStatement } from '../../src/query/metrics.ts'
+import { newestClosing } from '../../src/query/page-rollup.ts'
+import { readSealedLatest, sealedBreakdownStatement, sealedLatestStatement, sealedMetricsStatement } from '../../src/query/sealed.ts'
+import type { Filter } from '../../src/query/filters.ts'
+import { openRuntime } from '../../src/runtime.ts'
+import { sealProject } from '../../src/services/sealed/builder.ts'
+
+const [dir, project, runsArg = '9'] = process.argv.slice(2)
+if (!dir || !project) throw new Error('usage: sealed-vs-sessions.ts DATA_DIR PROJECT [RUNS]')
+const runs = Number(runsArg)
+const logger = pino({ level: 'warn' })
+const rt = await openRuntime(loadConfig({ ...process.env, QUARRY_DATA_DIR: dir, QUARRY_SEALED: '0', QUARRY_PAGE_ROLLUPS: '0' }), logger)
+const read = { timeoutS: 600 }
+const [first] = await rt.runner.rows<{ last: string }>(
+  { name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } },
+  read,
+)
+const clock = DateTime.fromSQL(first!.last, { zone: 'UTC' }).plus({ minutes: 30 })
+const started = performance.now()
+await sealProject(project, { runner: rt.runner, logger, closedAt: newestClosing(clock, 'UTC'), timeoutS: 900 })
+console.log(`sealed ${project} in ${Math.round(performance.now() - started)} ms`)
+const [row] = await rt.runner.rows<Parameters<typeof readSealedLatest>[0] & object>(sealedLatestStatement(project), read)
+const build = readSealedLatest(row)!.build
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const same = (a: unknown[], b: unknown[]) => JSON.stringify(a) === JSON.stringify(b)
+const sorted = (rows: Record<string, number>[]) => [...rows].sort((p, q) => p.period! - q.period! || p.is_total! - q.is_total! || p.bucket! - q.bucket!)
+
+type Statement = Parameters<typeof rt.runner.rows>[0]
+
+async function compare(label: string, old: Statement, sealed: Statement, sort: (rows: any[]) => unknown[] = (r) => r) {
+  const times: Record<'old' | 'sealed', number[]> = { old: [], sealed: [] }
+  const rows: Record<'old' | 'sealed', unknown[]> = { old: [], sealed: [] }
+  const sides: ['old' | 'sealed', Statement][] = [['old', old], ['sealed', sealed]]
+  for (let i = 0; i < runs + 1; i++) {
+    for (const [k, st] of i % 2 ? [...sides].reverse() : sides) {
+      const t = performance.now()
+      const out = await rt.runner.rows<any>(st, read)
+      if (i > 0) times[k].push(performance.now() - t)
+      rows[k] = sort(out)
+    }
+  }
+  const a = median(times.old)
+  const b = median(times.sealed)
+  console.log(`| ${label} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(a / b).toFixed(1)}× | ${same(rows.old, rows.sealed) ? 'same' : '**DIFFERENT**'} |`)
+}
+
+console.log(`\n${runs} runs each, interleaved; C = ${build.closedAt.toISO()}, clock ${clock.toISO()}\n`)
+console.log('| request | sessions FINAL (ms) | sealed (ms) | ratio | rows |\n|---|---|---|---|---|')
+const WINDOWS: [string, string, number, boolean][] = [
+  ['30d UTC', 'UTC', 30, true],
+  ['7d UTC', 'UTC', 7, true],
+  ['30d Asia/Kolkata', 'Asia/Kolkata', 30, true],
+  ['30d unaligned instants', 'UTC', 30, false],
+]
+const FILTER: Filter[] = [{ name: 'country', operator: 'is', value: ['US'] }]
+for (const [label, tz, days, aligned] of WINDOWS) {
+  const end = clock.setZone(tz).startOf('day').plus({ days: 1 })
+  const range = aligned
+    ? { start: end.minus({ days }), end, timezone: tz }
+    : { start: clock.minus({ days, minutes: 17, milliseconds: 123 }), end: clock.minus({ minutes: 3 }), timezone: tz }
+  for (const dimension of ['country', 'city', 'referrer_name', 'exit_page']) {
+    const req = { projectId: project, range, filters: [], limit: 11, offset: 0 }
+    const d = findDimension(dimension)!
+    await compare(`${label}, ${dimension}`, breakdownStatement(d, req), sealedBreakdownStatement(d, req, build))
+  }
+  const interval = days > 1 ? ('day' as const) : ('hour' as const)
+  const mreq = { projectId: project, range, interval, filters: [] }
+  const buckets = metricsBuckets(range, interval)
+  await compare(`${label}, /metrics`, metricsStatement(mreq), sealedMetricsStatement(mreq, buckets, build), sorted)
+}
+const end = clock.startOf('day').plus({ days: 1 })
+const range = { start: end.minus({ days: 30 }), end, timezone: 'UTC' }
+for (const dimension of ['country', 'city']) {
+  const req = { projectId: project, range, filters: FILTER, limit: 11, offset: 0 }
+  const d = findDimension(dimension)!
+  await compare(`30d UTC, ${dimension}, filter country=US`, breakdownStatement(d, req), sealedBreakdownStatement(d, req, build))
+}
+await rt.close()

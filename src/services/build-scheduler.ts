@@ -1,0 +1,68 @@
+import type { Logger } from 'pino'
+
+export interface BuildSchedulerOptions {
+  logger: Logger
+  /** What the builds make, for the log line of a failed one. */
+  what: string
+  /** Least time between two builds that requests start for one project. */
+  rebuildIntervalMs: number
+  /** Called once a project's build has ended, kept or not. */
+  ended: (projectId: string) => void
+}
+
+/** A build is behind once its C is this far behind the newest, or 30 builds' time if that is longer. */
+const MOVE_AFTER_MS = 3_600_000
+const MOVE_AFTER_BUILDS = 30
+
+/**
+ * The background builds of one kind (page rollups, sealed history): one per project at a time,
+ * requests start at most one per `rebuildIntervalMs` per project, none once stopped. A build
+ * resolves to how long it took, or undefined when it was not kept.
+ */
+export class BuildScheduler {
+  private readonly building = new Map<string, Promise<void>>()
+  private readonly lastScheduled = new Map<string, number>()
+  /** Per project, how long its last kept build took. */
+  private readonly buildMs = new Map<string, number>()
+  private stopped = false
+
+  constructor(private readonly o: BuildSchedulerOptions) {}
+
+  /** How far behind the newest C a project's build may fall before a new one is due. */
+  moveAfterMs(projectId: string): number {
+    return Math.max(MOVE_AFTER_MS, MOVE_AFTER_BUILDS * (this.buildMs.get(projectId) ?? 0))
+  }
+
+  /** Runs the project's build now, or joins the one in progress. */
+  run(projectId: string, build: () => Promise<number | undefined>): Promise<void> {
+    const running = this.building.get(projectId)
+    if (running) return running
+    const started = build()
+      .then((ms) => {
+        if (ms !== undefined) this.buildMs.set(projectId, ms)
+      })
+      .finally(() => {
+        this.building.delete(projectId)
+        this.o.ended(projectId)
+      })
+    this.building.set(projectId, started)
+    return started
+  }
+
+  /** Starts a build in the background unless one runs, one started lately, or the scheduler stopped. */
+  schedule(projectId: string, build: () => Promise<number | undefined>): void {
+    const last = this.lastScheduled.get(projectId) ?? -Infinity
+    if (this.stopped || this.building.has(projectId) || Date.now() - last < this.o.rebuildIntervalMs) return
+    this.lastScheduled.set(projectId, Date.now())
+    this.run(projectId, build).catch((err: unknown) => this.o.logger.warn({ err, project: projectId }, `${this.o.what} build failed`))
+  }
+
+  /** Resolves when the project's build in progress, if any, is done. */
+  async settled(projectId: string): Promise<void> {
+    await this.building.get(projectId)?.catch(() => {})
+  }
+
+  stop(): void {
+    this.stopped = true
+  }
+}
