@@ -95,6 +95,12 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
   schema_migrations: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   page_rollup_days: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   page_rollup_keys: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  // The sealed history is replicated to every node, like the page rollups (not yet sharded like events).
+  sealed_visitors: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_sessions: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_builds: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_live: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   page_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
 }
 const DISTRIBUTED: Record<string, { local: string; key: string }> = {

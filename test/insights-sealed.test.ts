@@ -11,7 +11,10 @@
 import { DateTime } from 'luxon'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildEvents, eventId, PROJECTS } from './fixtures/insights-data.ts'
-import { openInsights, type Harness, type Query } from './fixtures/insights-harness.ts'
+import { createClientRow } from '../src/auth/clients.ts'
+import { SealedHistory } from '../src/services/sealed/index.ts'
+import { openInsights, queryString, requestAs, type Harness, type Query, type Reply } from './fixtures/insights-harness.ts'
+import { testApp } from './helpers/runtime.ts'
 import { Dataset, DIMENSION_NAMES, ms, toRow, type EventRow, type Filter, type Interval, type Window } from './fixtures/insights-model.ts'
 import { seededRandom } from './helpers/random.ts'
 
@@ -21,6 +24,8 @@ const S = PROJECTS.sthlm.id
 const C = Date.parse('2026-04-14T21:00:00Z')
 
 let h: Harness
+/** The same app over a sealed history whose requests compute the live sessions themselves. */
+let inline: (project: string, route: string, query: Query) => Promise<Reply>
 let events: EventRow[]
 let nextId = 700_000
 const TEMPLATE = buildEvents().find((e) => e.project_id === U)!
@@ -70,6 +75,10 @@ beforeAll(async () => {
   events = [...h.data.events]
   await insert(SEAMS)
   await seal()
+  const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, liveSnapshots: false })
+  const app = testApp(h.rt, { now: () => h.clock.now, sealed })
+  const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-inline' })
+  inline = (project, route, query) => requestAs(app, `http://quarry.test/insights/${project}/${route}?${queryString(query)}`, root)
 })
 afterAll(async () => {
   await h?.dispose()
@@ -212,6 +221,9 @@ describe('when the data changes under a build', () => {
       const res = await get(U, dimension, { range: '30d', limit: 1000 })
       expect(res.sealedUntil !== null, dimension).toBe(sealed)
       expect(res.body, dimension).toEqual(model().breakdown(U, dimension, W30))
+      const computed = await inline(U, dimension, { range: '30d', limit: 1000 })
+      expect(computed.headers.get('x-quarry-sealed-until') !== null, dimension).toBe(sealed)
+      expect(computed.body, dimension).toEqual(res.body)
     }
     const m = await get(U, 'metrics', { range: '30d' })
     expect(m.sealedUntil !== null).toBe(sealed)
@@ -245,6 +257,35 @@ describe('when the data changes under a build', () => {
     await check(false)
     await seal()
     await check(true)
+  })
+})
+
+describe('the live sessions', () => {
+  it('are written once the build is verified and read from there; explained, the statement shows the stamp it reads', async () => {
+    await get(U, 'country', { range: '30d' })
+    const explained = await h.get(U, 'country', { range: '30d', explain: 'sql' })
+    expect(explained.status, JSON.stringify(explained.body)).toBe(200)
+    expect(explained.body.params.stamp).toBeGreaterThan(0)
+    expect(explained.body.sql.at(-1)).toContain('FROM sealed_live')
+    const [row] = await (
+      await h.rt.engine.client.query({
+        query: 'SELECT count() AS n FROM sealed_live WHERE project_id = {p:String} AND stamp = {s:UInt64}',
+        query_params: { p: U, s: explained.body.params.stamp },
+        format: 'JSONEachRow',
+      })
+    ).json<{ n: number }>()
+    const live = new Set(events.filter((e) => e.project_id === U && ms(e) >= C).map((e) => e.session_id))
+    expect(Number(row!.n)).toBe(live.size)
+  })
+
+  it('computed by each request, give the same answers as written', async () => {
+    for (const c of cases(29, 4)) {
+      const query = { ...(c.query as object), limit: 1000 }
+      const computed = await inline(c.project, 'city', query)
+      expect(computed.headers.get('x-quarry-sealed-until')).not.toBeNull()
+      expect(computed.body, c.label).toEqual(model().breakdown(c.project, 'city', c.w, c.filters))
+      expect(computed.body, c.label).toEqual((await get(c.project, 'city', query)).body)
+    }
   })
 })
 

@@ -3,7 +3,7 @@
 -- rollups and the rest of the window from sealed_sessions; from C on, the live sessions. Visitors
 -- are the union of the numbered visitors' bitmaps, plus the distinct visitors first seen after C.
 WITH
-{{> sealed_live}}
+{{live}}
 SELECT
   {{prefix}} AS prefix,
   nullIf(name_value, '') AS name,

@@ -3,7 +3,7 @@
 -- revenue by its event), the rest from sealed_sessions and events; from C on, the live sessions and
 -- the revenue events. The caller uses hours only when every bucket starts on a UTC hour.
 WITH
-{{> sealed_live}}
+{{live}}
 SELECT
   period,
   bucket,

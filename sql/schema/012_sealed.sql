@@ -110,3 +110,48 @@ CREATE TABLE IF NOT EXISTS sealed_builds (
 ENGINE = MergeTree
 PARTITION BY (project_id, version)
 ORDER BY (project_id, version);
+
+-- The live sessions of a build (those with events from C on, whole), as a request computes them,
+-- written once per state of the events after C (`stamp`, see src/services/build-planner.ts) so that
+-- every request until the next insert reads a few hundred rows instead of joining the events after
+-- C with the held sessions and the visitor numbers. Rows go with their build, and within an hour.
+CREATE TABLE IF NOT EXISTS sealed_live (
+  project_id LowCardinality(String),
+  version UInt64,
+  stamp UInt64,
+  written_at DateTime('UTC') DEFAULT now(),
+  created_at DateTime64(3, 'UTC'),
+  id String,
+  profile_key UInt128,
+  vno UInt32,
+  screen_view_count UInt64,
+  revenue UInt64,
+  duration UInt64,
+  is_bounce UInt8,
+  entry_origin LowCardinality(String),
+  entry_path String,
+  exit_origin LowCardinality(String),
+  exit_path String,
+  referrer String,
+  referrer_name LowCardinality(String),
+  referrer_type LowCardinality(String),
+  utm_source LowCardinality(String),
+  utm_medium LowCardinality(String),
+  utm_campaign LowCardinality(String),
+  utm_term LowCardinality(String),
+  utm_content LowCardinality(String),
+  country LowCardinality(String),
+  region LowCardinality(String),
+  city LowCardinality(String),
+  device LowCardinality(String),
+  brand LowCardinality(String),
+  model LowCardinality(String),
+  browser LowCardinality(String),
+  browser_version LowCardinality(String),
+  os LowCardinality(String),
+  os_version LowCardinality(String)
+)
+ENGINE = MergeTree
+PARTITION BY (project_id, version)
+ORDER BY (stamp, created_at)
+TTL written_at + INTERVAL 1 HOUR;

@@ -22,6 +22,8 @@ export interface SealedBuild {
   /** What tells that an insert reached before C since the build. */
   insertsSince: DateTime
   inserts: number
+  /** The live sessions as written for the events after C as they are now, when they were (sealed_live). */
+  liveStamp?: number
 }
 
 /** The session attributes a session takes from its first event: every filterable dimension's column. */
@@ -36,6 +38,11 @@ export const attributeFragments = {
   first_attributes: SESSION_ATTRIBUTES.map((a) => `tupleElement(min((t, ${eventExpression(a)})), 2) AS ${a}`).join(',\n'),
   attribute_names: SESSION_ATTRIBUTES.join(', '),
   live_attributes: SESSION_ATTRIBUTES.map((a) => `if(h.held, h.${a}, t.${a}) AS ${a}`).join(',\n    '),
+}
+
+/** The `live` CTE of a sealed statement: the written live sessions, or the statement computes them. */
+function liveSource(build: SealedBuild): string {
+  return build.liveStamp === undefined ? renderSql('_sealed_live', attributeFragments) : renderSql('_sealed_live_snapshot')
 }
 
 const DAY_MS = 86_400_000
@@ -57,6 +64,7 @@ function sealedPlaceholders(projectId: string, range: TimeRange, build: SealedBu
     version: build.version,
     closed: clickhouseInstant(build.closedAt),
     held_from: clickhouseInstant(build.heldFrom),
+    ...(build.liveStamp === undefined ? {} : { stamp: build.liveStamp }),
     rollup_from: clickhouseInstant(rollup.from),
     rollup_to: clickhouseInstant(rollup.to),
   })
@@ -77,7 +85,7 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
   return {
     name: `insights_breakdown_sealed:${dimension.name}`,
     sql: renderSql('insights_breakdown_sealed', {
-      ...attributeFragments,
+      live: liveSource(build),
       column: dimension.column,
       prefix_column: dimension.prefix ?? "''",
       prefix: dimension.prefix ? "nullIf(prefix_value, '')" : 'NULL',
@@ -106,7 +114,7 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
   const tz = params.add(req.range.timezone, 'String')
   return {
     name: 'insights_metrics_sealed',
-    sql: renderSql('insights_metrics_sealed', { ...attributeFragments, bucket: bucketExpression(req.interval, tz) }),
+    sql: renderSql('insights_metrics_sealed', { live: liveSource(build), bucket: bucketExpression(req.interval, tz) }),
     params: params.values,
   }
 }
@@ -136,6 +144,13 @@ export function readSealedLatest(row: SealedLatestRow | undefined): { build: Sea
     build: { version: row.version, closedAt: instant(row.closed_at), heldFrom: instant(row.held_from), insertsSince: instant(row.inserts_since), inserts: row.inserts },
   }
 }
+
+/** Writes the live sessions of a build under a stamp (sql/queries/sealed_live_write.sql). */
+export const sealedLiveWriteStatement = (projectId: string, build: SealedBuild, stamp: number): Statement => ({
+  name: 'sealed_live_write',
+  sql: renderSql('sealed_live_write', attributeFragments),
+  params: { project: projectId, version: build.version, stamp, closed: clickhouseInstant(build.closedAt), held_from: clickhouseInstant(build.heldFrom) },
+})
 
 /** How many sealed sessions events from C on now continue. */
 export const sealedCrossingStatement = (projectId: string, build: SealedBuild): Statement => ({

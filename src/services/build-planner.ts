@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto'
 import { DateTime } from 'luxon'
 import type { QueryRunner, QueryStats, Statement } from '../clickhouse/run.ts'
 import { eventInsertsStatement, type VersionedBuild } from '../query/event-inserts.ts'
@@ -20,12 +21,16 @@ export interface BuildKind<B extends VersionedBuild, Row> {
   read(row: Row | undefined): { build: B; builtAt: DateTime } | undefined
   /** One row with a column `crossing`: how many of the build's sessions events after C continue. */
   crossing(projectId: string, build: B): Statement
+  /** Writes what requests add after C under a stamp, for them to read until the next insert. */
+  snapshot?(projectId: string, build: B, stamp: number): Statement
 }
 
 /** event_inserts keeps 30 days; an older build would count inserts it can no longer see. */
 const MAX_AGE_DAYS = 25
 /** How long the newest build read is trusted before it is read again. */
 const LATEST_TTL_MS = 5_000
+/** Least time between two snapshots of one project: under a stream of inserts, requests in between compute theirs. */
+const SNAPSHOT_INTERVAL_MS = 2_000
 
 interface Latest<B> {
   read: number
@@ -42,8 +47,9 @@ interface Latest<B> {
  */
 export class BuildPlanner<B extends VersionedBuild, Row> {
   private readonly latest = new Map<string, Latest<B>>()
-  /** Per project, the build and insert count at which no session crossed its C. */
-  private readonly verified = new Map<string, { version: number; inserts: number }>()
+  /** Per project, the build and insert count at which no session crossed its C, and the snapshot written at that count. */
+  private readonly verified = new Map<string, { version: number; inserts: number; stamp?: number }>()
+  private readonly snapshots = new Map<string, { at: number; writing?: Promise<number | undefined> }>()
 
   constructor(private readonly kind: BuildKind<B, Row>) {}
 
@@ -81,6 +87,38 @@ export class BuildPlanner<B extends VersionedBuild, Row> {
     if (row!.crossing > 0) return false
     this.verified.set(projectId, { version: build.version, inserts: count!.inserts })
     return true
+  }
+
+  /**
+   * The stamp of a snapshot of what comes after C as it is now, for a build `holds` just passed;
+   * undefined when the kind takes none, one was written too lately, or an insert came while it was
+   * written (the request then computes its own). Concurrent requests share one write.
+   */
+  async snapshot(projectId: string, build: B, run: RequestRun): Promise<number | undefined> {
+    const verified = this.verified.get(projectId)
+    if (!this.kind.snapshot || verified?.version !== build.version) return undefined
+    if (verified.stamp !== undefined || run.runner.dryRun) return verified.stamp
+    const last = this.snapshots.get(projectId)
+    if (last?.writing) return last.writing
+    if (last && Date.now() - last.at < SNAPSHOT_INTERVAL_MS) return undefined
+    const writing = this.writeSnapshot(projectId, build, verified.inserts, run)
+    this.snapshots.set(projectId, { at: Date.now(), writing })
+    try {
+      return await writing
+    } finally {
+      this.snapshots.set(projectId, { at: Date.now() })
+    }
+  }
+
+  private async writeSnapshot(projectId: string, build: B, inserts: number, run: RequestRun): Promise<number | undefined> {
+    // Random, so that instances sharing a server do not write under each other's stamps.
+    const stamp = randomInt(1, 2 ** 48)
+    await run.runner.command(this.kind.snapshot!(projectId, build, stamp))
+    const [count] = await run.runner.rows<{ inserts: number }>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), opts(run))
+    const verified = this.verified.get(projectId)
+    if (count!.inserts !== inserts || verified?.version !== build.version || verified.inserts !== inserts) return undefined
+    verified.stamp = stamp
+    return stamp
   }
 
   /** The project's newest build is to be read again (a build finished, or the data changed under it). */

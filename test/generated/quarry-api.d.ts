@@ -274,6 +274,8 @@ export interface paths {
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
                         "X-Quarry-Timezone"?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -904,6 +906,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1119,6 +1123,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1334,6 +1340,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1549,6 +1557,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1764,6 +1774,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1979,6 +1991,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2194,6 +2208,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2409,6 +2425,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2624,6 +2642,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2839,6 +2859,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3054,6 +3076,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3269,6 +3293,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3484,6 +3510,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3699,6 +3727,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3914,6 +3944,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4129,6 +4161,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4344,6 +4378,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4559,6 +4595,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4774,6 +4812,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4989,6 +5029,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {

@@ -19,7 +19,7 @@ export interface SealOptions {
 /** Inserts are counted from this long before a build: older ones committed long before it read. */
 const INSERTS_MARGIN_HOURS = 24
 
-const SEALED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_builds'] as const
+const SEALED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_live', 'sealed_builds'] as const
 const COMPACTED_TABLES = ['sealed_sessions', 'sealed_rollups'] as const
 
 const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })

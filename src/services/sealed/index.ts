@@ -3,7 +3,14 @@ import type { Logger } from 'pino'
 import type { QueryRunner } from '../../clickhouse/run.ts'
 import type { Config } from '../../config.ts'
 import { newestClosing } from '../../query/page-rollup.ts'
-import { readSealedLatest, sealedCrossingStatement, sealedLatestStatement, type SealedBuild, type SealedLatestRow } from '../../query/sealed.ts'
+import {
+  readSealedLatest,
+  sealedCrossingStatement,
+  sealedLatestStatement,
+  sealedLiveWriteStatement,
+  type SealedBuild,
+  type SealedLatestRow,
+} from '../../query/sealed.ts'
 import { BuildPlanner, type RequestRun } from '../build-planner.ts'
 import { BuildScheduler } from '../build-scheduler.ts'
 import { sealProject } from './builder.ts'
@@ -32,6 +39,8 @@ export interface SealedHistoryOptions {
   buildTimeoutS?: number
   /** Least time between two builds that requests start for one project. */
   rebuildIntervalMs?: number
+  /** Write the live sessions once per state of the events after C for requests to read (default); or each request computes them. */
+  liveSnapshots?: boolean
 }
 
 const DEFAULT_BUILD_TIMEOUT_S = 900
@@ -47,16 +56,18 @@ export function configuredSealedHistory(
 }
 
 export class SealedHistory {
-  private readonly planner = new BuildPlanner<SealedBuild, SealedLatestRow>({
-    latest: sealedLatestStatement,
-    read: readSealedLatest,
-    crossing: sealedCrossingStatement,
-  })
+  private readonly planner: BuildPlanner<SealedBuild, SealedLatestRow>
   private readonly opts: Required<SealedHistoryOptions>
   private readonly builds: BuildScheduler
 
   constructor(opts: SealedHistoryOptions) {
-    this.opts = { buildTimeoutS: DEFAULT_BUILD_TIMEOUT_S, rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS, ...opts }
+    this.opts = { buildTimeoutS: DEFAULT_BUILD_TIMEOUT_S, rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS, liveSnapshots: true, ...opts }
+    this.planner = new BuildPlanner({
+      latest: sealedLatestStatement,
+      read: readSealedLatest,
+      crossing: sealedCrossingStatement,
+      ...(this.opts.liveSnapshots ? { snapshot: sealedLiveWriteStatement } : {}),
+    })
     this.builds = new BuildScheduler({ logger: opts.logger, what: 'sealed history', rebuildIntervalMs: this.opts.rebuildIntervalMs, ended: (id) => this.planner.forget(id) })
   }
 
@@ -71,7 +82,10 @@ export class SealedHistory {
     const build = await this.planner.newest(projectId, planning)
     if (!build || this.behind(projectId, build)) schedule()
     if (!build) return undefined
-    if (await this.planner.holds(projectId, build, planning)) return build
+    if (await this.planner.holds(projectId, build, planning)) {
+      const liveStamp = await this.planner.snapshot(projectId, build, planning)
+      return liveStamp === undefined ? build : { ...build, liveStamp }
+    }
     if (!run.runner.dryRun) this.planner.forget(projectId)
     schedule()
     return undefined
