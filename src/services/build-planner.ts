@@ -31,6 +31,8 @@ const MAX_AGE_DAYS = 25
 const LATEST_TTL_MS = 5_000
 /** Least time between two snapshots of one project: under a stream of inserts, requests in between compute theirs. */
 const SNAPSHOT_INTERVAL_MS = 2_000
+/** A snapshot is written again once this old, well before its rows expire (sealed_live keeps them an hour). */
+const SNAPSHOT_MAX_AGE_MS = 10 * 60_000
 
 interface Latest<B> {
   read: number
@@ -48,8 +50,8 @@ interface Latest<B> {
 export class BuildPlanner<B extends VersionedBuild, Row> {
   private readonly latest = new Map<string, Latest<B>>()
   /** Per project, the build and insert count at which no session crossed its C, and the snapshot written at that count. */
-  private readonly verified = new Map<string, { version: number; inserts: number; stamp?: number }>()
-  private readonly snapshots = new Map<string, { at: number; writing?: Promise<number | undefined> }>()
+  private readonly verified = new Map<string, { version: number; inserts: number; stamp?: { id: number; at: number } }>()
+  private readonly snapshots = new Map<string, { at: number; version?: number; writing?: Promise<number | undefined> }>()
 
   constructor(private readonly kind: BuildKind<B, Row>) {}
 
@@ -97,12 +99,13 @@ export class BuildPlanner<B extends VersionedBuild, Row> {
   async snapshot(projectId: string, build: B, run: RequestRun): Promise<number | undefined> {
     const verified = this.verified.get(projectId)
     if (!this.kind.snapshot || verified?.version !== build.version) return undefined
-    if (verified.stamp !== undefined || run.runner.dryRun) return verified.stamp
+    if (run.runner.dryRun) return verified.stamp?.id
+    if (verified.stamp && Date.now() - verified.stamp.at < SNAPSHOT_MAX_AGE_MS) return verified.stamp.id
     const last = this.snapshots.get(projectId)
-    if (last?.writing) return last.writing
+    if (last?.writing) return last.version === build.version ? last.writing : undefined
     if (last && Date.now() - last.at < SNAPSHOT_INTERVAL_MS) return undefined
     const writing = this.writeSnapshot(projectId, build, verified.inserts, run)
-    this.snapshots.set(projectId, { at: Date.now(), writing })
+    this.snapshots.set(projectId, { at: Date.now(), version: build.version, writing })
     try {
       return await writing
     } finally {
@@ -113,11 +116,12 @@ export class BuildPlanner<B extends VersionedBuild, Row> {
   private async writeSnapshot(projectId: string, build: B, inserts: number, run: RequestRun): Promise<number | undefined> {
     // Random, so that instances sharing a server do not write under each other's stamps.
     const stamp = randomInt(1, 2 ** 48)
-    await run.runner.command(this.kind.snapshot!(projectId, build, stamp))
+    const write = this.kind.snapshot!(projectId, build, stamp)
+    await run.runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${run.timeoutS}` })
     const [count] = await run.runner.rows<{ inserts: number }>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), opts(run))
     const verified = this.verified.get(projectId)
     if (count!.inserts !== inserts || verified?.version !== build.version || verified.inserts !== inserts) return undefined
-    verified.stamp = stamp
+    verified.stamp = { id: stamp, at: Date.now() }
     return stamp
   }
 
