@@ -52,6 +52,9 @@ const SEAMS: EventRow[] = [
   // Spans C without a view before it: its entry page comes from after C.
   extra('sx-noview', 'sx-p2', '2026-04-14T20:30:00Z', { name: 'click', path: '' }),
   extra('sx-noview', 'sx-p2', '2026-04-14T21:15:00Z', { path: '/sx/c' }),
+  // Sealed whole, begun before 20:00 and paying after it: a filtered revenue from 20:00 counts it.
+  extra('sx-pay', 'sx-p7', '2026-04-14T19:50:00Z', { country: 'SE' }),
+  extra('sx-pay', 'sx-p7', '2026-04-14T20:10:00Z', { name: 'revenue', revenue: 450, path: '' }),
   // A visitor seen before C, back after it in a new session; one first seen after C.
   extra('sx-r1', 'sx-p3', '2026-04-12T10:00:00Z'),
   extra('sx-r2', 'sx-p3', '2026-04-14T21:30:00Z', { country: 'DK' }),
@@ -205,12 +208,31 @@ describe('/metrics from the sealed history', () => {
     expect(kolkata.rollup_from).toBe(kolkata.rollup_to)
   })
 
-  it('with filters, is answered from sessions, and right', async () => {
-    const filters: Filter[] = [{ name: 'country', operator: 'is', value: ['SE', 'NO'] }]
-    const res = await get(U, 'metrics', { range: '30d', filters })
-    expect(res.sealedUntil).toBeNull()
-    const w: Window = { start: Date.parse('2026-03-15T00:00:00Z'), end: Date.parse('2026-04-15T00:00:00Z'), timezone: 'UTC' }
-    expect(res.body).toEqual(model().metrics(U, w, 'day', filters))
+  // Revenue with filters: the revenue events of the sessions that pass them, sealed sessions that
+  // began before the window and live ones (sx-cross pays before C, spans C and is from SE).
+  for (const filters of FILTERS.filter((f) => f.length > 0)) {
+    it(`with filters ${JSON.stringify(filters)}, revenue included`, async () => {
+      const windows: [Query, Window][] = [
+        [{ range: '30d' }, { start: Date.parse('2026-03-15T00:00:00Z'), end: Date.parse('2026-04-15T00:00:00Z'), timezone: 'UTC' }],
+        [{ range: 'today' }, { start: Date.parse('2026-04-14T00:00:00Z'), end: Date.parse('2026-04-15T00:00:00Z'), timezone: 'UTC' }],
+        [{ startDate: '2026-04-14T20:45:00Z', endDate: '2026-04-14T22:59:59.999Z' }, { start: Date.parse('2026-04-14T20:45:00Z'), end: Date.parse('2026-04-14T23:00:00Z'), timezone: 'UTC' }],
+      ]
+      for (const [query, w] of windows) {
+        const interval: Interval = w.end - w.start > 86_400_000 ? 'day' : 'hour'
+        const res = await get(U, 'metrics', { ...(query as object), filters, interval })
+        expect(res.sealedUntil).toBe(C)
+        expect(res.body, JSON.stringify(query)).toEqual(model().metrics(U, w, interval, filters))
+      }
+    })
+  }
+
+  it('counts the revenue of sessions that began before the window and pass the filter, sealed whole or held', async () => {
+    const filters: Filter[] = [{ name: 'country', operator: 'is', value: ['SE'] }]
+    const w: Window = { start: Date.parse('2026-04-14T20:00:00Z'), end: Date.parse('2026-04-14T23:00:00Z'), timezone: 'UTC' }
+    expect(model().metricValues(U, w, filters).total_revenue).toBeGreaterThanOrEqual(450 + 700)
+    const res = await get(U, 'metrics', { startDate: '2026-04-14T20:00:00Z', endDate: '2026-04-14T22:59:59.999Z', filters, interval: 'hour' })
+    expect(res.sealedUntil).toBe(C)
+    expect(res.body.metrics.total_revenue).toBe(model().metricValues(U, w, filters).total_revenue)
   })
 })
 

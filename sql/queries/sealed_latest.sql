@@ -1,5 +1,5 @@
 -- The project's sealed history: its newest build.
-SELECT version, closed_at, held_from, built_at, inserts_since, inserts
+SELECT version, closed_at, held_from, longest_ms, built_at, inserts_since, inserts
 FROM sealed_builds
 WHERE project_id = {project:String}
 ORDER BY version DESC

@@ -90,17 +90,22 @@ CREATE TABLE IF NOT EXISTS sealed_rollups (
 )
 ENGINE = MergeTree
 PARTITION BY (project_id, version)
-ORDER BY (dimension, period, prefix, value);
+ORDER BY (dimension, period, prefix, value)
+-- A request reads one dimension's days; every bitmap of a granule it touches is read and decoded,
+-- so granules stay small (country 30d on the 3M-event demo: 20.9 ms at 8192 rows, 16.7 at 256).
+SETTINGS index_granularity = 256;
 
 -- One row per build; the newest is the project's sealed history. `inserts` is how many inserts
 -- logged since `inserts_since` reached before C when it was built: another count means one came since.
 -- `held_from` is the earliest start of a held session (C when there are none), where requests
--- start looking for them.
+-- start looking for them; `longest_ms` the longest sealed session, which bounds how long before a
+-- window a session that overlaps it may have begun.
 CREATE TABLE IF NOT EXISTS sealed_builds (
   project_id String,
   version UInt64,
   closed_at DateTime64(3, 'UTC'),
   held_from DateTime64(3, 'UTC'),
+  longest_ms UInt64,
   built_at DateTime64(3, 'UTC'),
   inserts_since DateTime64(3, 'UTC'),
   inserts UInt64,

@@ -5,6 +5,7 @@ import { UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
 import { compileFilters } from './filters.ts'
 import { bucketExpression, windowPlaceholders, type PageRequest } from './insights.ts'
 import type { MetricsRequest } from './metrics.ts'
+import type { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant, type TimeRange } from './time-range.ts'
 
@@ -19,6 +20,8 @@ export interface SealedBuild {
   closedAt: DateTime
   /** The earliest start of a session that spanned C when built (C when none did). */
   heldFrom: DateTime
+  /** The longest session sealed whole, in ms: a session overlapping a window began at most this long before it. */
+  longestMs: number
   /** What tells that an insert reached before C since the build. */
   insertsSince: DateTime
   inserts: number
@@ -104,19 +107,40 @@ export function hourlyTotalsAnswer(req: MetricsRequest, bucketStarts: readonly D
   return req.filters.length === 0 && req.interval !== 'minute' && onHour(req.range.start) && bucketStarts.every((b) => b <= req.range.start || onHour(b))
 }
 
-/** /metrics from the sealed history; the caller has checked that no filter applies. */
+/** /metrics from the sealed history. */
 export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readonly DateTime[], build: SealedBuild): Statement {
   const earliest = req.previous?.start ?? req.range.start
   const rollup = hourlyTotalsAnswer(req, bucketStarts)
     ? wholePeriods(earliest, earlier(req.range.end, build.closedAt), HOUR_MS)
     : { from: earliest, to: earliest }
-  const { params } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup)
+  const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup)
   const tz = params.add(req.range.timezone, 'String')
+  const sessionFilters = compileFilters(req.filters, 'sessions', params, ctx)
   return {
     name: 'insights_metrics_sealed',
-    sql: renderSql('insights_metrics_sealed', { live: liveSource(build), bucket: bucketExpression(req.interval, tz) }),
+    sql: renderSql('insights_metrics_sealed', {
+      live: liveSource(build),
+      bucket: bucketExpression(req.interval, tz),
+      session_filters: sessionFilters,
+      revenue_filters: sessionFilters ? revenueFilters(req, build, earliest, params) : '',
+    }),
     params: params.values,
   }
+}
+
+/**
+ * The sessions whose revenue events a filtered /metrics counts: sealed ones that may overlap the
+ * window, live ones, each passing the filters (event filters looked for from the earliest start).
+ */
+function revenueFilters(req: MetricsRequest, build: SealedBuild, earliest: DateTime, params: SqlParams): string {
+  const overlapFrom = earlier(earliest.minus({ milliseconds: build.longestMs }), build.heldFrom)
+  const from = params.add(clickhouseInstant(overlapFrom), "DateTime64(3, 'UTC')")
+  const ctx = { project: '{project:String}', from, to: `{to:DateTime64(3, 'UTC')}` }
+  const filters = compileFilters(req.filters, 'sessions', params, ctx)
+  return (
+    ` AND session_id IN (SELECT id FROM sealed_sessions WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT held` +
+    ` AND created_at >= ${from} AND created_at < {to:DateTime64(3, 'UTC')}${filters} UNION ALL SELECT id FROM live WHERE 1${filters})`
+  )
 }
 
 const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
@@ -126,6 +150,7 @@ export interface SealedLatestRow {
   version: number
   closed_at: string
   held_from: string
+  longest_ms: number
   built_at: string
   inserts_since: string
   inserts: number
@@ -141,7 +166,7 @@ export function readSealedLatest(row: SealedLatestRow | undefined): { build: Sea
   if (!row) return undefined
   return {
     builtAt: instant(row.built_at),
-    build: { version: row.version, closedAt: instant(row.closed_at), heldFrom: instant(row.held_from), insertsSince: instant(row.inserts_since), inserts: row.inserts },
+    build: { version: row.version, closedAt: instant(row.closed_at), heldFrom: instant(row.held_from), longestMs: row.longest_ms, insertsSince: instant(row.inserts_since), inserts: row.inserts },
   }
 }
 

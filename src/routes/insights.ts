@@ -117,8 +117,7 @@ export function insightsRoutes(deps: InsightsDeps) {
     const bucketStarts = metricsBuckets(range, interval)
     const previous = q.previous === 'true' ? previousRange(range) : undefined
     const req = { projectId: c.get('project').id, range, previous, interval, filters: q.filters ?? [] }
-    // Filters keep the statement over sessions: a filtered revenue needs the sessions overlapping the window.
-    const build = req.filters.length === 0 ? await sealedBuild(c, range.timezone) : undefined
+    const build = await sealedBuild(c, range.timezone)
     const statement = build ? sealedMetricsStatement(req, bucketStarts, build) : metricsStatement(req)
     const rows = await c.get('runner').rows<Parameters<typeof assembleMetrics>[0][number]>(statement, run(c))
     describeRange(c, range)
