@@ -263,6 +263,9 @@ export interface LatencyCell {
 }
 
 async function measureCell(role: 'M' | 'L', project: string, window: WindowName | '-', endpoint: string, path: string, note?: string): Promise<LatencyCell> {
+  // One real request first: explain=sql decides as the planners last saw the data, and until a
+  // request has checked a build (page rollup, sealed history) it lists the statement without it.
+  await get(`${PLAIN}${path}`, headers, keepAlive)
   const ex = await explain(path)
   const bareStatements = ex.sql.map((sql) => ({ sql, params: ex.params }))
   const peer = peerFor(endpoint, project, ex.params)

@@ -3,7 +3,9 @@
  * statements over `sessions FINAL` and those over the sealed history, interleaved, medians of N
  * runs, each pair checked for identical rows. Seals the project first (a full build, timed).
  *
- *   npx tsx benchmarks/experiments/sealed-vs-sessions.ts DATA_DIR PROJECT [RUNS]
+ *   npx tsx benchmarks/experiments/sealed-vs-sessions.ts DATA_DIR PROJECT [RUNS] [reuse]
+ *
+ * `reuse` keeps the project's newest build when it has one (bench.ts leaves one for M and L).
  *
  * The clock is half an hour past the project's last event, so the live part holds the hour or so
  * after C, as under traffic.
@@ -20,7 +22,7 @@ import type { Filter } from '../../src/query/filters.ts'
 import { openRuntime } from '../../src/runtime.ts'
 import { sealProject } from '../../src/services/sealed/builder.ts'
 
-const [dir, project, runsArg = '9'] = process.argv.slice(2)
+const [dir, project, runsArg = '9', reuse] = process.argv.slice(2)
 if (!dir || !project) throw new Error('usage: sealed-vs-sessions.ts DATA_DIR PROJECT [RUNS]')
 const runs = Number(runsArg)
 const logger = pino({ level: 'warn' })
@@ -31,10 +33,13 @@ const [first] = await rt.runner.rows<{ last: string }>(
   read,
 )
 const clock = DateTime.fromSQL(first!.last, { zone: 'UTC' }).plus({ minutes: 30 })
-const started = performance.now()
-await sealProject(project, { runner: rt.runner, logger, closedAt: newestClosing(clock, 'UTC'), timeoutS: 900 })
-console.log(`sealed ${project} in ${Math.round(performance.now() - started)} ms`)
-const [row] = await rt.runner.rows<Parameters<typeof readSealedLatest>[0] & object>(sealedLatestStatement(project), read)
+let [row] = await rt.runner.rows<Parameters<typeof readSealedLatest>[0] & object>(sealedLatestStatement(project), read)
+if (!row || reuse !== 'reuse') {
+  const started = performance.now()
+  await sealProject(project, { runner: rt.runner, logger, closedAt: newestClosing(clock, 'UTC'), timeoutS: 900 })
+  console.log(`sealed ${project} in ${Math.round(performance.now() - started)} ms`)
+  ;[row] = await rt.runner.rows<Parameters<typeof readSealedLatest>[0] & object>(sealedLatestStatement(project), read)
+}
 const computed = readSealedLatest(row)!.build
 // The live sessions as the planner writes them once per state of the events after C.
 const stamp = 1
