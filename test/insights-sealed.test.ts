@@ -200,6 +200,11 @@ describe('/metrics from the sealed history', () => {
     })
   }
 
+  it('a breakdown over 30 days unions 8-day blocks of the rollups', async () => {
+    const params = (await h.get(U, 'country', { range: '30d', explain: 'sql' })).body.params
+    expect(params.rollup_from <= params.blocks_from && params.blocks_from < params.blocks_to && params.blocks_to <= params.rollup_to).toBe(true)
+  })
+
   it('adds whole hours from the hourly totals where the buckets allow, and none where they split hours', async () => {
     const explained = async (query: Query) => (await h.get(U, 'metrics', { ...(query as object), explain: 'sql' })).body.params
     const utc = await explained({ range: '30d' })

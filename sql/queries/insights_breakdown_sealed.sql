@@ -1,6 +1,7 @@
 -- /insights/{projectId}/{dimension} from the sealed history (sql/schema/012_sealed.sql): the same
 -- rows as insights_breakdown. Before C, whole UTC days [rollup_from, rollup_to) come from the
--- rollups and the rest of the window from sealed_sessions; from C on, the live sessions. Visitors
+-- rollups (its 8-day blocks [blocks_from, blocks_to), and its days around them) and the rest of the
+-- window from sealed_sessions; from C on, the live sessions. Visitors
 -- are the union of the numbered visitors' bitmaps, plus the distinct visitors first seen after C.
 WITH
 {{live}}
@@ -18,7 +19,9 @@ FROM (
     pageviews AS views, revenue AS money, visitors AS bitmap, CAST([], 'Array(UInt128)') AS unnumbered
   FROM sealed_rollups
   WHERE project_id = {project:String} AND version = {version:UInt64} AND dimension = {dimension:String}
-    AND period >= {rollup_from:DateTime64(3, 'UTC')} AND period < {rollup_to:DateTime64(3, 'UTC')}
+    AND ((hours = 192 AND period >= {blocks_from:DateTime64(3, 'UTC')} AND period < {blocks_to:DateTime64(3, 'UTC')})
+      OR (hours = 24 AND period >= {rollup_from:DateTime64(3, 'UTC')} AND period < {rollup_to:DateTime64(3, 'UTC')}
+        AND (period < {blocks_from:DateTime64(3, 'UTC')} OR period >= {blocks_to:DateTime64(3, 'UTC')})))
   UNION ALL
   SELECT {{prefix_column}}, {{column}}, count(), countIf(is_bounce), sum(duration),
     sum(screen_view_count), sum(revenue), groupBitmapState(vno), CAST([], 'Array(UInt128)')

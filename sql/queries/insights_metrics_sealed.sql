@@ -25,7 +25,7 @@ FROM (
   FROM (
     SELECT period AS created_at, sessions, bounces AS bounced, duration, pageviews, event_revenue, visitors
     FROM sealed_rollups
-    WHERE project_id = {project:String} AND version = {version:UInt64} AND dimension = ''
+    WHERE project_id = {project:String} AND version = {version:UInt64} AND dimension = '' AND hours = 1
       AND period >= {rollup_from:DateTime64(3, 'UTC')} AND period < {rollup_to:DateTime64(3, 'UTC')}
   )
   GROUP BY period, bucket

@@ -1,7 +1,7 @@
 -- The totals rows of a build (dimension ''): the sealed sessions (held ones excluded) by UTC hour of
 -- their start, and the revenue events before C by UTC hour of their own time.
-INSERT INTO sealed_rollups (project_id, version, dimension, period, prefix, value, sessions, bounces, duration, pageviews, revenue, event_revenue, visitors)
-SELECT {project:String}, {version:UInt64}, '', hour, '', '', sum(n), sum(b), sum(d), sum(v), 0, sum(r), groupBitmapMergeState(bitmap)
+INSERT INTO sealed_rollups (project_id, version, dimension, hours, period, prefix, value, sessions, bounces, duration, pageviews, revenue, event_revenue, visitors)
+SELECT {project:String}, {version:UInt64}, '', 1, hour, '', '', sum(n), sum(b), sum(d), sum(v), 0, sum(r), groupBitmapMergeState(bitmap)
 FROM (
   SELECT toStartOfHour(created_at) AS hour, count() AS n, countIf(is_bounce) AS b, sum(duration) AS d,
     sum(screen_view_count) AS v, toUInt64(0) AS r, groupBitmapState(vno) AS bitmap

@@ -69,14 +69,18 @@ PARTITION BY (project_id, version)
 ORDER BY (toDate(created_at), created_at);
 
 -- Per period and dimension value, the sealed sessions (held ones excluded) that started in it: sums
--- that add up over periods, and the exact set of their visitors. Dimensions by UTC day; the totals
--- (dimension '') by UTC hour, with the revenue events of the hour, so a /metrics series in any
+-- that add up over periods, and the exact set of their visitors. `hours` is the period's length:
+-- dimensions by UTC day (24) and again by blocks of 8 UTC days aligned on the epoch (192), so a
+-- 30-day window unions 3 blocks and 6 days of bitmaps instead of 30 days (L, 30d: country 39 ->
+-- 28 ms, city 53 -> 27, exit pages 90 -> 38; blocks of 4 or 16 days did less); the totals
+-- (dimension '') by UTC hour (1), with the revenue events of the hour, so a /metrics series in any
 -- timezone whose buckets start on the hour adds whole periods. A window's parts that are not whole
 -- periods are read from sealed_sessions.
 CREATE TABLE IF NOT EXISTS sealed_rollups (
   project_id LowCardinality(String),
   version UInt64,
   dimension LowCardinality(String),
+  hours UInt8,
   period DateTime('UTC'),
   prefix LowCardinality(String),
   value String CODEC(ZSTD(1)),
@@ -90,7 +94,7 @@ CREATE TABLE IF NOT EXISTS sealed_rollups (
 )
 ENGINE = MergeTree
 PARTITION BY (project_id, version)
-ORDER BY (dimension, period, prefix, value)
+ORDER BY (dimension, hours, period, prefix, value)
 -- A request reads one dimension's days; every bitmap of a granule it touches is read and decoded,
 -- so granules stay small (country 30d on the 3M-event demo: 20.9 ms at 8192 rows, 16.7 at 256).
 SETTINGS index_granularity = 256;

@@ -50,6 +50,8 @@ function liveSource(build: SealedBuild): string {
 
 const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
+/** The rollups' blocks of days (sql/queries/sealed_build_blocks.sql), aligned on the epoch's days. */
+const BLOCK_MS = 8 * DAY_MS
 
 /** [from, to): the whole periods of `unit` ms inside [start, end), or an empty span at start. */
 export function wholePeriods(start: DateTime, end: DateTime, unit: number): { from: DateTime; to: DateTime } {
@@ -75,8 +77,8 @@ function sealedPlaceholders(projectId: string, range: TimeRange, build: SealedBu
 }
 
 /**
- * A breakdown from the sealed history. Whole UTC days before C come from the rollups unless the
- * request filters (the rollups hold no filtered sums); the rest of the window before C from the
+ * A breakdown from the sealed history. Whole UTC days before C come from the rollups (whole 8-day
+ * blocks of them as blocks) unless the request filters (the rollups hold no filtered sums); the rest of the window before C from the
  * sealed sessions, and C on from the live sessions.
  */
 export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest, build: SealedBuild): Statement {
@@ -84,7 +86,14 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
     ? { from: req.range.start, to: req.range.start }
     : wholePeriods(req.range.start, earlier(req.range.end, build.closedAt), DAY_MS)
   const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, req.range.start, rollup)
-  Object.assign(params.values, { dimension: dimension.name, limit: req.limit, offset: req.offset })
+  const blocks = wholePeriods(rollup.from, rollup.to, BLOCK_MS)
+  Object.assign(params.values, {
+    dimension: dimension.name,
+    blocks_from: clickhouseInstant(blocks.from),
+    blocks_to: clickhouseInstant(blocks.to),
+    limit: req.limit,
+    offset: req.offset,
+  })
   return {
     name: `insights_breakdown_sealed:${dimension.name}`,
     sql: renderSql('insights_breakdown_sealed', {

@@ -26,7 +26,7 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 
 /**
  * Seals one project's history before C: numbers its new visitors, writes its sessions (those that
- * go on after C as `held` parts), then each dimension's daily rollup and the hourly totals. Kept
+ * go on after C as `held` parts), then each dimension's daily rollup, their 8-day blocks and the hourly totals. Kept
  * only if no insert reached before C while it read, then registered; the builds before the one it
  * replaces are dropped. Returns how long it took, or undefined when the build was not kept.
  */
@@ -57,6 +57,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     for (const d of DIMENSIONS) {
       await step('sealed_build_rollup', { column: d.column, prefix: d.prefix ?? "''" }, { dimension: d.name })
     }
+    await step('sealed_build_blocks')
     await step('sealed_build_totals')
   } catch (err) {
     await drop(version).catch(() => {})
