@@ -4,7 +4,7 @@ import { projectsCommand } from './cli/projects.ts'
 import { seedCommand } from './cli/seed.ts'
 import { serveCommand } from './cli/serve.ts'
 import { CommandError, parse, USAGE, UsageError } from './cli/usage.ts'
-import { DataDirectoryLockedError } from './clickhouse/engine/embedded.ts'
+import { DataDirectoryLockedError, EmbeddedEngineMissingError } from './clickhouse/engine/errors.ts'
 import { openEngine } from './clickhouse/engine/index.ts'
 import { migrate } from './clickhouse/migrate.ts'
 import { ConfigError, loadConfig } from './config.ts'
@@ -61,7 +61,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`quarry: ${err.message}\n\n${USAGE}`)
       process.exit(2)
     }
-    if (err instanceof DataDirectoryLockedError || err instanceof CommandError || err instanceof ConfigError) {
+    if (err instanceof DataDirectoryLockedError || err instanceof EmbeddedEngineMissingError || err instanceof CommandError || err instanceof ConfigError) {
       process.stderr.write(`quarry: ${err.message}\n`)
       process.exit(1)
     }

@@ -99,6 +99,7 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
   sealed_visitors: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_sessions: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_event_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_builds: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_live: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   page_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
@@ -290,6 +291,8 @@ describe('migrate in cluster mode', () => {
     expect(clusterOf(client)).toEqual(TARGET)
     const versions = loadMigrations().map((m) => m.version)
     expect(await migrate(client)).toEqual(versions)
+    // The migration lock is taken on the whole cluster first (migration-lock.ts).
+    expect(commands.shift()).toMatch(/^CREATE TABLE schema_migrations_lock ON CLUSTER 'quarry_cluster' /)
     // A sharded table is created and dropped in two halves; a backfill runs once, not on each node.
     const halves = new RegExp(`^(CREATE|DROP) TABLE (IF (NOT )?EXISTS )?(${Object.keys(DISTRIBUTED).join('|')})\\b`)
     const isBackfill = (sql: string) => /^INSERT INTO \w+\s+SELECT/.test(sql)
@@ -303,7 +306,8 @@ describe('migrate in cluster mode', () => {
   it('leaves a single server alone', async () => {
     const { client, commands } = recordingClient(loadMigrations().map((m) => m.version))
     expect(await migrate(client)).toEqual([])
-    expect(commands).toEqual([SCHEMA_MIGRATIONS_DDL])
+    expect(commands.slice(1)).toEqual([SCHEMA_MIGRATIONS_DDL])
+    expect(commands[0]).toMatch(/^CREATE TABLE schema_migrations_lock \(/)
   })
 })
 

@@ -15,6 +15,7 @@ import { CLICKHOUSE_IMAGE } from './server/clickhouse.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DOCKER = join(ROOT, 'docker')
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, string>>
 
 // ---- a small XML reader for ClickHouse's config files: elements, attributes, text ----
 
@@ -60,7 +61,7 @@ const path = (node: XmlNode | undefined, ...names: string[]) => names.reduce((n,
 
 interface Service {
   image?: string
-  build?: { context: string; dockerfile: string }
+  build?: { context: string; dockerfile: string; args?: Record<string, string> }
   hostname?: string
   environment?: Record<string, string | number>
   ports?: string[]
@@ -107,6 +108,8 @@ function checkQuarry(compose: Compose) {
   expect(context).toBe(resolve(ROOT))
   expect(existsSync(join(context, quarry.build!.dockerfile))).toBe(true)
   expect(resolve(context, quarry.build!.dockerfile)).toBe(join(DOCKER, 'Dockerfile'))
+  // A server-mode image: without the embedded engine's ~540 MB.
+  expect(quarry.build!.args?.QUARRY_EMBEDDED).toBe('0')
   // The published port is the one Quarry listens on.
   expect(quarry.ports?.map((p) => Number(String(p).split(':').at(-1)))).toEqual([config.PORT])
   // It talks to a ClickHouse service of this file, on its HTTP port, with its credentials.
@@ -153,12 +156,20 @@ describe('Dockerfile', () => {
     instructions('ENV').flatMap((l) => [...l.matchAll(/(\w+)=("[^"]*"|\S+)/g)].map((m) => [m[1]!, m[2]!.replace(/^"|"$/g, '')])),
   )
 
-  it('builds in stages on a glibc Node 20 image (chDB ships *-gnu libraries)', () => {
+  it('builds in stages on a glibc Node LTS image (22 or 24; chDB ships *-gnu libraries)', () => {
     const from = instructions('FROM')
     expect(from.length).toBeGreaterThanOrEqual(2)
-    for (const f of from) expect(f).toMatch(/^node:20-(bookworm|bullseye)(-slim)?\b/)
+    for (const f of from) expect(f).toMatch(/^node:(22|24)-(bookworm|trixie)(-slim)?\b/)
     expect(text).toMatch(/COPY --from=\w+ /)
     expect(instructions('RUN').some((r) => r.includes('npm ci') && r.includes('--omit=dev'))).toBe(true)
+  })
+
+  it('leaves the embedded engine out of a server-mode build (QUARRY_EMBEDDED=0)', () => {
+    expect(instructions('ARG')).toContain('QUARRY_EMBEDDED=1')
+    const install = instructions('RUN').find((r) => r.includes('npm ci'))
+    expect(install).toMatch(/"\$QUARRY_EMBEDDED" = "0".*--omit=optional/)
+    expect(pkg.optionalDependencies).toHaveProperty('chdb')
+    expect(pkg.dependencies).not.toHaveProperty('chdb')
   })
 
   it('runs as an unprivileged user, listening on every interface', () => {

@@ -56,7 +56,9 @@ describe('/docs in a headless browser', () => {
     const external: string[] = []
     const base = `http://127.0.0.1:${server!.port}`
     page.on('requestfailed', (req) => failed.push(req.url()))
+    const requested: string[] = []
     page.on('request', (req) => {
+      requested.push(req.url())
       if (!req.url().startsWith(base) && !req.url().startsWith('data:') && !req.url().startsWith('blob:')) external.push(req.url())
     })
     // Works offline: nothing may come from outside the server.
@@ -76,6 +78,11 @@ describe('/docs in a headless browser', () => {
     expect(text).toContain('openpanel-client-id')
     expect(text).toMatch(/invalid_parameters/)
     expect(failed.filter((url) => url.startsWith(base))).toEqual([])
+    // Not a font, script or style from another origin: every request stayed on the server.
+    await page.waitForLoadState('networkidle')
+    expect(external).toEqual([])
+    expect(requested.some((url) => url === `${base}/docs/scalar.js`)).toBe(true)
+    expect(requested.some((url) => url === `${base}/openapi.json`)).toBe(true)
 
     await page.screenshot({ path: SCREENSHOT })
     const png = readFileSync(SCREENSHOT)

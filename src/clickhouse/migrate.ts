@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { clusterOf, clusterStatements, type ClusterTarget } from './cluster.ts'
+import { withMigrationLock, type MigrationLockOptions } from './migration-lock.ts'
 
 const SCHEMA_DIR = new URL('../../sql/schema/', import.meta.url)
 
@@ -61,6 +62,7 @@ export const SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migratio
 export interface MigrateOptions {
   /** Cluster mode: every statement in its cluster form (see cluster.ts). */
   cluster?: ClusterTarget
+  lock?: MigrationLockOptions
 }
 
 /** The statements to run for one schema statement: itself, or its cluster form. */
@@ -69,10 +71,14 @@ export const statementsFor = (statement: string, cluster?: ClusterTarget): strin
 
 /**
  * Applies the schema files not yet recorded in schema_migrations, in order; returns their versions.
- * A client the engine opened for a cluster (CLICKHOUSE_CLUSTER) migrates the cluster.
+ * A client the engine opened for a cluster (CLICKHOUSE_CLUSTER) migrates the cluster. Instances
+ * starting together take turns (migration-lock.ts); the later ones find nothing left to apply.
  */
 export async function migrate(client: ClickHouseClient, options: MigrateOptions = { cluster: clusterOf(client) }): Promise<string[]> {
-  const { cluster } = options
+  return withMigrationLock(client, () => migrateLocked(client, options.cluster), { ...options.lock, cluster: options.cluster })
+}
+
+async function migrateLocked(client: ClickHouseClient, cluster: ClusterTarget | undefined): Promise<string[]> {
   for (const query of statementsFor(SCHEMA_MIGRATIONS_DDL, cluster)) await client.command({ query })
   const result = await client.query({ query: 'SELECT version FROM schema_migrations', format: 'JSONEachRow' })
   const applied = new Set((await result.json<{ version: string }>()).map((r) => r.version))

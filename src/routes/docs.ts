@@ -1,13 +1,13 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { readFile } from 'node:fs/promises'
 import { STATUS_CODES } from 'node:http'
-import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import type { AppEnv } from '../app-env.ts'
 import { ERROR_CODES } from '../http/error-codes.ts'
 
-const require = createRequire(import.meta.url)
-// Served from the package itself: the reference must render on machines without internet access.
-const SCALAR_BUNDLE = require.resolve('@scalar/api-reference/browser/standalone.js')
+// Scalar's standalone bundle, vendored (vendor/scalar/README.md): the npm package would bring 264
+// packages for this one file, and the reference must render on machines without internet access.
+const SCALAR_BUNDLE = fileURLToPath(new URL('../../vendor/scalar/standalone.js', import.meta.url))
 
 const DOCS_PAGE = `<!doctype html>
 <html>
@@ -17,7 +17,7 @@ const DOCS_PAGE = `<!doctype html>
     <meta name="viewport" content="width=device-width, initial-scale=1" />
   </head>
   <body>
-    <script id="api-reference" data-url="/openapi.json"></script>
+    <script id="api-reference" data-url="/openapi.json" data-configuration='{"withDefaultFonts":false}'></script>
     <script src="/docs/scalar.js"></script>
   </body>
 </html>`

@@ -3,17 +3,9 @@ import { Session } from 'chdb'
 import { createChdbConnection } from 'chdb/connection'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { DataDirectoryLockedError } from './errors.ts'
 import type { Engine, EngineConfig } from './index.ts'
 import { KILL_TIMEOUT_MS, QUERY_ID } from './kill.ts'
-
-export class DataDirectoryLockedError extends Error {
-  constructor(readonly dir: string) {
-    super(
-      `the data directory ${dir} is locked by another process (is a Quarry server running on it?); ` +
-        'stop that process or point QUARRY_DATA_DIR elsewhere',
-    )
-  }
-}
 
 /**
  * Whether another live process runs ClickHouse on `dir`. chDB reports a held lock only as a generic

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ConfigError, type Config } from '../../config.ts'
-import { openEmbeddedEngine } from './embedded.ts'
+import { EmbeddedEngineMissingError } from './errors.ts'
 import { openHttpEngine } from './http.ts'
 
 export type EngineMode = 'embedded' | 'http'
@@ -46,5 +46,16 @@ export async function openEngine(config: EngineConfig): Promise<Engine> {
   if (config.CLICKHOUSE_CLUSTER && !config.CLICKHOUSE_URL) {
     throw new ConfigError('CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL: the embedded engine is a single node')
   }
-  return config.CLICKHOUSE_URL ? openHttpEngine(config, config.CLICKHOUSE_URL) : openEmbeddedEngine(config)
+  return config.CLICKHOUSE_URL ? openHttpEngine(config, config.CLICKHOUSE_URL) : (await loadEmbedded()).openEmbeddedEngine(config)
+}
+
+/** chDB (hundreds of MB, optional) is loaded only when no CLICKHOUSE_URL asks for a server instead. */
+async function loadEmbedded(): Promise<typeof import('./embedded.ts')> {
+  try {
+    return await import('./embedded.ts')
+  } catch (err) {
+    const { code, message } = err as NodeJS.ErrnoException
+    if (code === 'ERR_MODULE_NOT_FOUND' && /['"]chdb['"/]/.test(message)) throw new EmbeddedEngineMissingError()
+    throw err
+  }
 }
