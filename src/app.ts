@@ -23,6 +23,8 @@ import { insightsRoutes } from './routes/insights.ts'
 import { mountDocs } from './routes/docs.ts'
 import { issueDetails } from './routes/query-reader.ts'
 import { systemRoutes } from './routes/system.ts'
+import { explorerRoutes } from './routes/explorer.ts'
+import { manageRoutes } from './routes/manage.ts'
 
 export interface AppDeps {
   config: Config
@@ -85,6 +87,7 @@ export function buildApp(deps: AppDeps) {
   // CORS answers preflights before authentication, which a preflight cannot pass.
   app.use('/insights/*', apiCors)
   app.use('/export/*', apiCors)
+  app.use('/manage/*', apiCors)
 
   // Registered before any /insights or /export route, so it runs before their parameter validation.
   const auth = createAuth(deps)
@@ -93,6 +96,7 @@ export function buildApp(deps: AppDeps) {
   app.use('/export/*', auth.authenticate, auth.rateLimit, auth.projectFrom('query'))
   app.use('/insights/*', explainable(deps.runner))
   app.use('/export/*', explainable(deps.runner))
+  app.use('/manage/*', auth.authenticate, auth.rateLimit, explainable(deps.runner))
   // After authentication and project access, so only a caller allowed to read a project gets its cached body.
   if (deps.responseCache) {
     app.use('/insights/*', deps.responseCache.middleware('7d'))
@@ -125,6 +129,9 @@ export function buildApp(deps: AppDeps) {
     '/',
     exportChartsRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S }),
   )
+
+  app.route('/', manageRoutes({ queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S }))
+  app.route('/', explorerRoutes())
 
   mountDocs(app, deps.version ?? '0.0.0')
 

@@ -4,7 +4,7 @@ export const ERROR_CODES = {
   invalid_cursor: '400: the cursor was not issued by Quarry, was altered, or belongs to other parameters',
   project_required: '400: a root client must name the project (`projectId`) on export routes',
   invalid_credentials: '401: no credentials, or an unknown, revoked or wrongly authenticated client',
-  client_type_not_allowed: '403: write clients may only ingest',
+  client_type_not_allowed: '403: write clients may only ingest; only root clients may call /manage',
   project_forbidden: '403: a read client addressed a project other than its own',
   explain_forbidden: '403: only root clients may use explain=sql',
   not_found: '404: no such route',
