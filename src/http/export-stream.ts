@@ -1,7 +1,9 @@
 import type { Context } from 'hono'
 import type { Logger } from 'pino'
 import type { AppEnv } from '../app-env.ts'
+import { concatArrowStream } from './arrow-concat.ts'
 import { acceptsGzip, gzipped } from './gzip-stream.ts'
+import { concatParquet } from './parquet-concat.ts'
 
 export interface StreamedExport {
   /** Starts the engine's stream; `signal` aborts it when the client goes away. */
@@ -14,6 +16,10 @@ export interface StreamedExport {
   headers?: Record<string, string>
   /** What the log line calls the stream. */
   format: string
+  /** A binary format whose per-block chunks must be joined into one file (see export-formats.ts). */
+  blocks?: 'parquet' | 'arrow'
+  /** Gzip when the client takes it (text formats only). */
+  compressible: boolean
   logger: Logger
 }
 
@@ -29,7 +35,9 @@ export async function streamResponse(c: Context<AppEnv>, out: StreamedExport): P
   requestSignal.addEventListener('abort', onClientGone, { once: true })
   const detach = () => requestSignal.removeEventListener('abort', onClientGone)
 
-  const chunks = out.open(abort.signal)[Symbol.asyncIterator]()
+  const engine = out.open(abort.signal)
+  const joined = out.blocks === 'parquet' ? concatParquet(engine) : out.blocks === 'arrow' ? concatArrowStream(engine) : engine
+  const chunks = joined[Symbol.asyncIterator]()
   let first: IteratorResult<Uint8Array>
   try {
     first = await chunks.next()
@@ -49,7 +57,8 @@ export async function streamResponse(c: Context<AppEnv>, out: StreamedExport): P
       await chunks.return?.()
     }
   }
-  const gzip = acceptsGzip(c.req.header('accept-encoding'))
+  // zstd is not offered: Node 20's zlib has no zstd (it came in Node 22.15).
+  const gzip = out.compressible && acceptsGzip(c.req.header('accept-encoding'))
   const source = gzip ? gzipped(raw()) : raw()
 
   let settled = false
@@ -96,15 +105,19 @@ export async function streamResponse(c: Context<AppEnv>, out: StreamedExport): P
     { highWaterMark: 1 },
   )
 
-  return c.body(body, 200, {
+  return c.body(body, 200, { ...attachmentHeaders(out), ...(gzip ? { 'Content-Encoding': 'gzip' } : {}) })
+}
+
+/** The headers of a streamed export, also what HEAD answers. */
+export function attachmentHeaders(out: Pick<StreamedExport, 'headers' | 'contentType' | 'filename' | 'compressible'>): Record<string, string> {
+  return {
     ...out.headers,
     'Content-Type': out.contentType,
     'Content-Disposition': `attachment; filename="${out.filename}"`,
     // no-transform: the app's compression middleware must leave the stream alone (its
     // CompressionStream queues thousands of chunks ahead); it is compressed here when accepted.
     'Cache-Control': 'no-store, no-transform',
-    Vary: 'Accept-Encoding',
+    ...(out.compressible ? { Vary: 'Accept-Encoding' } : {}),
     'X-Content-Type-Options': 'nosniff',
-    ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
-  })
+  }
 }

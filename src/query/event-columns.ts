@@ -88,8 +88,12 @@ const camelCase = (snake: string): string => snake.replace(/_([a-z])/g, (_, c: s
 
 /** `YYYY-MM-DDThh:mm:ss.mmmZ` of a DateTime64(3, 'UTC') column, as ClickHouse writes it. */
 const iso = (column: string) => `concat(replaceOne(toString(${column}), ' ', 'T'), 'Z')`
-/** CSV cells are flat, so nested values travel as JSON text. */
-const nested = (expr: string) => (shape: Shape) => (shape === 'csv' ? `toJSONString(${expr})` : expr)
+/** A map: JSON text in CSV, a map column in the columnar formats. */
+const map = (expr: string) => (shape: Shape) => (shape === 'csv' ? `toJSONString(${expr})` : expr)
+/** Objects of two shapes (profile) or none (meta): JSON text outside JSON, no column type holds them. */
+const object = (expr: string) => (shape: Shape) => (shape === 'json' ? expr : `toJSONString(${expr})`)
+/** The columnar formats type instants as UTC timestamps; the text ones write ISO text. */
+const instant = (column: string, text: string) => (shape: Shape) => (shape === 'columnar' ? column : text)
 
 /** What a column declares; the rest follows from its name and type. */
 interface Declared {
@@ -121,13 +125,14 @@ function column(name: string, type: string, d: Declared): EventColumn {
 }
 
 export const EVENTS_TABLE: readonly EventColumn[] = [
-  column('id', 'UUID', { import: 'uuid', at: 0, group: 'default', breakdown: false }),
+  // As text in every format: a 16-byte binary cell would read as other bytes than the NDJSON id.
+  column('id', 'UUID', { import: 'uuid', at: 0, group: 'default', sql: (shape) => (shape === 'columnar' ? 'toString(e.id)' : 'e.id'), breakdown: false }),
   column('name', 'LowCardinality(String)', { import: 'text', at: 1, group: 'default' }),
   column('device_id', 'String', { import: 'text', at: 2, group: 'default' }),
   column('profile_id', 'String', { import: 'text', at: 3, group: 'default' }),
   column('project_id', 'String', { import: 'project', at: 4, group: 'default', breakdown: false }),
   column('session_id', 'String', { import: 'text', at: 5, group: 'default' }),
-  column('created_at', "DateTime64(3, 'UTC')", { import: 'instant', at: 6, group: 'default', sql: () => iso('e.created_at'), breakdown: false }),
+  column('created_at', "DateTime64(3, 'UTC')", { import: 'instant', at: 6, group: 'default', sql: instant('e.created_at', iso('e.created_at')), breakdown: false }),
   column('path', 'String', { import: 'text', at: 7, group: 'default' }),
   column('origin', 'LowCardinality(String)', { import: 'text', at: 8, group: 'default' }),
   column('referrer', 'String', { import: 'text', at: 23, group: 'referrer' }),
@@ -135,7 +140,7 @@ export const EVENTS_TABLE: readonly EventColumn[] = [
   column('referrer_type', 'LowCardinality(String)', { import: 'text', at: 25, group: 'referrer' }),
   column('duration', 'UInt64', { import: 'count', at: 13, group: 'default' }),
   column('revenue', 'UInt64', { import: 'count', at: 29 }),
-  column('properties', 'Map(String, String)', { import: 'map', at: 14, sql: nested('e.properties') }),
+  column('properties', 'Map(String, String)', { import: 'map', at: 14, sql: map('e.properties') }),
   column('country', 'LowCardinality(String)', { import: 'text', at: 9, group: 'default' }),
   column('city', 'LowCardinality(String)', { import: 'text', at: 10, group: 'default' }),
   column('region', 'LowCardinality(String)', { import: 'text', at: 15, group: 'geo' }),
@@ -153,7 +158,10 @@ export const EVENTS_TABLE: readonly EventColumn[] = [
   column('imported_at', "Nullable(DateTime('UTC'))", {
     import: 'optional-instant',
     at: 26,
-    sql: () => "if(e.imported_at IS NULL, NULL, formatDateTime(e.imported_at, '%Y-%m-%dT%H:%i:%S.000Z', 'UTC'))",
+    sql: instant(
+      "toDateTime64(e.imported_at, 3, 'UTC')",
+      "if(e.imported_at IS NULL, NULL, formatDateTime(e.imported_at, '%Y-%m-%dT%H:%i:%S.000Z', 'UTC'))",
+    ),
     breakdown: false,
   }),
 ]
@@ -173,7 +181,7 @@ export const JOINED_FIELDS: readonly ExportField[] = [
     key: 'profile',
     columns: ['profile_id', 'device_id'],
     join: 'profile',
-    sql: nested(
+    sql: object(
       `if(pr.profile_found = 1, CAST(pr.profile_object, '${PROFILE_VARIANT}'), ` +
         `CAST(CAST((e.profile_id, e.profile_id != e.device_id), '${PROFILE_STUB}'), '${PROFILE_VARIANT}'))`,
     ),
@@ -182,7 +190,7 @@ export const JOINED_FIELDS: readonly ExportField[] = [
     key: 'meta',
     columns: ['name'],
     join: 'meta',
-    sql: nested(`if(m.meta_found = 1, CAST(m.meta_object, '${META_VARIANT}'), NULL)`),
+    sql: object(`if(m.meta_found = 1, CAST(m.meta_object, '${META_VARIANT}'), NULL)`),
   },
 ]
 

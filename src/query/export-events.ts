@@ -90,6 +90,16 @@ export interface ExportEventsRequest {
   format: ExportFormatName
   /** One page (JSON); absent: every matching event (streams). */
   page?: { limit: number; offset: number; after?: KeysetPosition }
+  /** A stream resumed: only the events after this one in the export's order. */
+  after?: KeysetPosition
+}
+
+/** The events after `after` in the order `created_at DESC, id ASC`. */
+function keysetCondition(after: KeysetPosition | undefined, params: SqlParams): string {
+  if (!after) return ''
+  params.values.after_at = after.createdAt
+  params.values.after_id = after.id
+  return `\n    AND (created_at < {after_at:${INSTANT}} OR (created_at = {after_at:${INSTANT}} AND id > {after_id:UUID}))`
 }
 
 /** The WHERE of list and count alike; the keyset position is the list's alone. */
@@ -129,18 +139,11 @@ export function exportEventsStatement(req: ExportEventsRequest): Statement {
   const where = predicate(req, params)
   let page = ''
   if (req.page) {
-    const { after } = req.page
     page = `LIMIT {limit:UInt32} OFFSET {offset:UInt64}`
     params.values.limit = req.page.limit
     params.values.offset = req.page.offset
-    if (after) {
-      params.values.after_at = after.createdAt
-      params.values.after_id = after.id
-    }
   }
-  const keyset = req.page?.after
-    ? `\n    AND (created_at < {after_at:${INSTANT}} OR (created_at = {after_at:${INSTANT}} AND id > {after_id:UUID}))`
-    : ''
+  const keyset = keysetCondition(req.page?.after ?? req.after, params)
   // The key columns always: the outer sort (pages) and the cursor read them.
   const columns = new Set(['created_at', 'id', ...chosen.flatMap((f) => f.columns)])
   const joins: string[] = []
@@ -159,10 +162,10 @@ export function exportEventsStatement(req: ExportEventsRequest): Statement {
     // The events side streams through the joins in its order: the (small) lookup sides are the
     // hash tables, never swapped in, and one pipeline keeps the rows in the order read.
     ...(joins.length > 0 ? { join_algorithm: 'hash', query_plan_join_swap_table: 'false', max_threads: 1 } : {}),
-    ...EXPORT_FORMATS[req.format].settings,
     // A stream's chunks are formatted blocks: 8192 rows keep each one a few MB even with
-    // properties, which bounds what sits between ClickHouse and the socket.
+    // properties, which bounds what sits between ClickHouse and the socket (a format may say otherwise).
     ...(req.page ? {} : { max_block_size: 8192 }),
+    ...EXPORT_FORMATS[req.format].settings,
   }
   return {
     name: req.page ? 'export_events_page' : 'export_events_stream',
@@ -180,12 +183,26 @@ export function exportEventsStatement(req: ExportEventsRequest): Statement {
   }
 }
 
-/** How many events the list's predicate matches in all: the length of a full cursor walk. */
+/**
+ * How many events the list's predicate matches in all: the length of a full cursor walk; for a
+ * resumed stream, what is left of it.
+ */
 export function exportEventsCountStatement(req: ExportEventsRequest): Statement {
   const params = baseParams(req)
   return {
     name: 'export_events_count',
-    sql: renderSql('export_events_count', { predicate: predicate(req, params) }),
+    sql: renderSql('export_events_count', { predicate: predicate(req, params) + keysetCondition(req.after, params) }),
+    params: params.values,
+  }
+}
+
+/** Where event `id` stands in the export of `req` (no row: not one of its events). */
+export function exportEventsPositionStatement(req: ExportEventsRequest, id: string): Statement {
+  const params = baseParams(req)
+  params.values.position_id = id
+  return {
+    name: 'export_events_position',
+    sql: renderSql('export_events_position', { predicate: predicate(req, params) }),
     params: params.values,
   }
 }

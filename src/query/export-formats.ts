@@ -3,8 +3,12 @@
  * answers every matching event in the bytes ClickHouse writes, as an attachment.
  */
 
-/** How cells hold nested values (properties, profile, meta): json as themselves, csv flat, as JSON text. */
-export type Shape = 'json' | 'csv'
+/**
+ * How cells hold values: json as in the event objects (ISO text instants); csv flat, nested values
+ * (properties, profile, meta) as JSON text; columnar typed (UTC timestamps, numbers, properties a
+ * map), profile and meta as JSON text (a variant of two object shapes has no single column type).
+ */
+export type Shape = 'json' | 'csv' | 'columnar'
 
 type Settings = Readonly<Record<string, string | number>>
 
@@ -25,10 +29,26 @@ export interface ExportFormat {
   settings: Settings
   /** What a streamed body holds, for the API document. */
   body?: string
+  /**
+   * How the engine's chunks become one file: chDB formats each streamed block on its own, which a
+   * text format survives but a Parquet file or an Arrow stream does not (src/http joins them).
+   */
+  blocks?: 'parquet' | 'arrow'
+  /** Text, which gzip makes several times smaller; binary formats compress inside or not at all. */
+  text: boolean
 }
 
+/**
+ * The columnar formats' settings: strings as UTF-8 strings, not bytes; LowCardinality columns as
+ * plain strings, so no block carries a dictionary of its own.
+ */
+const COLUMNAR = {
+  output_format_arrow_string_as_string: 1,
+  output_format_arrow_low_cardinality_as_dictionary: 0,
+} as const
+
 const DECLARED = {
-  json: { contentType: 'application/json', streams: false, clickhouse: 'JSONEachRow', extension: 'json', shape: 'json', settings: {} },
+  json: { contentType: 'application/json', streams: false, clickhouse: 'JSONEachRow', extension: 'json', shape: 'json', settings: {}, text: true },
   ndjson: {
     contentType: 'application/x-ndjson; charset=utf-8',
     streams: true,
@@ -37,6 +57,7 @@ const DECLARED = {
     shape: 'json',
     settings: {},
     body: 'One event object per line',
+    text: true,
   },
   csv: {
     contentType: 'text/csv; charset=utf-8',
@@ -49,6 +70,38 @@ const DECLARED = {
     // A null is an empty cell, not ClickHouse's \N.
     settings: { format_csv_null_representation: '' },
     body: 'Header row, then one event per row',
+    text: true,
+  },
+  parquet: {
+    contentType: 'application/vnd.apache.parquet',
+    streams: true,
+    clickhouse: 'Parquet',
+    extension: 'parquet',
+    shape: 'columnar',
+    settings: {
+      ...COLUMNAR,
+      output_format_parquet_string_as_string: 1,
+      output_format_parquet_compression_method: 'zstd',
+      // Its entries hold absolute page offsets, which joining the blocks' files would break.
+      output_format_parquet_write_page_index: 0,
+      // A server (HTTP engine) writes one file: row groups of this size bound its memory.
+      output_format_parquet_row_group_size: 65536,
+    },
+    body: 'One Parquet file (zstd), one row group per block of rows',
+    blocks: 'parquet',
+    text: false,
+  },
+  arrow: {
+    contentType: 'application/vnd.apache.arrow.stream',
+    streams: true,
+    clickhouse: 'ArrowStream',
+    extension: 'arrows',
+    shape: 'columnar',
+    // Uncompressed bodies: LZ4/ZSTD buffers are an optional part of the format many readers lack.
+    settings: { ...COLUMNAR, output_format_arrow_compression_method: 'none' },
+    body: 'One Arrow IPC stream: a schema, then record batches',
+    blocks: 'arrow',
+    text: false,
   },
 } as const satisfies Record<string, ExportFormat>
 

@@ -4,10 +4,10 @@ import { DateTime } from 'luxon'
 import type { Logger } from 'pino'
 import type { AppEnv } from '../app-env.ts'
 import { invalidParameters } from '../query/errors.ts'
-import { streamResponse } from '../http/export-stream.ts'
 import {
   DEFAULT_WINDOW_DAYS,
   exportEventsCountStatement,
+  exportEventsPositionStatement,
   exportEventsStatement,
   INCLUDE_GROUPS,
   outputKeys,
@@ -15,20 +15,14 @@ import {
   resolveIncludes,
   type ExportEventsRequest,
   type ExportWindow,
+  type KeysetPosition,
 } from '../query/export-events.ts'
 import { makeCursor, readCursor } from '../query/events-cursor.ts'
-import {
-  EXPORT_FORMAT_NAMES,
-  EXPORT_FORMATS,
-  isStreamed,
-  mediaType,
-  STREAMED_FORMAT_NAMES,
-  type MediaType,
-  type StreamedFormatName,
-} from '../query/export-formats.ts'
+import { EXPORT_FORMAT_NAMES, EXPORT_FORMATS, isStreamed, STREAMED_FORMAT_NAMES, type StreamedFormatName } from '../query/export-formats.ts'
 import { fingerprint } from '../query/pagination.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
 import { API_ERRORS, errorResponses, PAGE_HEADERS, RANGE_HEADERS, SECURITY } from './openapi-shared.ts'
+import { headRoute, STREAMED_CONTENT, streamedExport } from './export-streamed.ts'
 import { FiltersSchema, rangeHeaders } from './params.ts'
 
 export interface ExportEventsDeps {
@@ -77,7 +71,12 @@ const ExportEventsQuery = z
     }),
     cursor: z.string().max(4096).optional().openapi({ description: 'meta.nextCursor of the previous page' }),
     format: z.enum(EXPORT_FORMAT_NAMES).default('json').openapi({
-      description: `json: one page; ${STREAMED_FORMAT_NAMES.join(' and ')}: every matching event, streamed`,
+      description: `json: one page; ${STREAMED_FORMAT_NAMES.join(', ')}: every matching event, streamed`,
+    }),
+    after: z.string().max(64).optional().openapi({
+      description:
+        'Resumes a streamed export (explicit start and end needed): the events after this event id in the export order ' +
+        '(createdAt DESC, id ASC), so that what a cut download holds plus this equals the whole export',
     }),
   })
   .strict()
@@ -123,10 +122,7 @@ const fileStamp = (t: DateTime) => t.toUTC().toFormat("yyyyLLdd'T'HHmmss'Z'")
 /** The resolved window, as every export response states it. */
 const windowHeaders = (window: ExportWindow) => rangeHeaders(window.from, window.to, window.timezone)
 
-/** Each streamed format's body in the API document, under its media type. */
-const STREAMED_CONTENT = Object.fromEntries(
-  STREAMED_FORMAT_NAMES.map((name) => [mediaType(name), { schema: z.string().openapi({ description: EXPORT_FORMATS[name].body ?? name }) }]),
-) as Record<MediaType<StreamedFormatName>, { schema: z.ZodString }>
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const exportEventsRoute = createRoute({
   method: 'get',
@@ -139,7 +135,9 @@ const exportEventsRoute = createRoute({
     200: {
       description:
         `format=json: one page and its meta. format=${STREAMED_FORMAT_NAMES.join('|')}: the whole result as an attachment, in the same order ` +
-        '(CSV: a header row; properties, profile and meta as JSON text; null as an empty cell)',
+        '(CSV: a header row; properties, profile and meta as JSON text; null as an empty cell. Parquet and Arrow: the keys of ' +
+        'the event objects as typed columns: createdAt and importedAt UTC timestamps (ms), numbers as numbers, properties a ' +
+        'map of strings, profile and meta JSON text). HEAD answers the headers with X-Quarry-Rows and X-Quarry-Size-Estimate',
       headers: { ...RANGE_HEADERS, ...PAGE_HEADERS },
       content: {
         'application/json': { schema: ExportEventsBody },
@@ -152,6 +150,7 @@ const exportEventsRoute = createRoute({
 
 export function exportEventsRoutes(deps: ExportEventsDeps) {
   const app = new OpenAPIHono<AppEnv>()
+  app.openAPIRegistry.registerPath(headRoute(exportEventsRoute))
 
   app.openapi(exportEventsRoute, async (c) => {
     const q = c.req.valid('query')
@@ -184,7 +183,12 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
         )
       }
       const window = resolveExportWindow(q.start, q.end, project.timezone, deps.now())
-      return streamExport(c, q.format, { ...base, window, format: q.format })
+      const req: ExportEventsRequest = { ...base, window, format: q.format }
+      if (q.after !== undefined) req.after = await resumePosition(c, req, q)
+      return streamExport(c, q.format, req)
+    }
+    if (q.after !== undefined) {
+      throw invalidParameters([{ path: 'after', message: 'after resumes a streamed export; format=json pages with cursor' }])
     }
 
     if (q.cursor !== undefined && q.page !== undefined) {
@@ -221,18 +225,40 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
     return c.json({ meta: { count: data.length, totalCount, pages: Math.ceil(totalCount / limit), current, nextCursor }, data }, 200)
   })
 
-  /** Every matching event, streamed in the format's bytes as ClickHouse writes them. */
+  /** Where a resumed stream starts: after the event `after`, which must be one of the export's events. */
+  async function resumePosition(c: Context<AppEnv>, req: ExportEventsRequest, q: ExportEventsQuery) {
+    const id = q.after!
+    if (q.start === undefined || q.end === undefined) {
+      throw invalidParameters([{ path: 'after', message: 'after needs explicit start and end: a window that ends now moves between two requests' }])
+    }
+    if (!UUID.test(id)) throw invalidParameters([{ path: 'after', message: 'expected an event id (a UUID)' }])
+    const run = { timeoutS: deps.queryTimeoutS, stats: c.get('stats'), signal: c.req.raw.signal }
+    const [position] = await c.get('runner').rows<KeysetPosition>(exportEventsPositionStatement(req, id), run)
+    if (!position) {
+      throw invalidParameters([{ path: 'after', message: `event ${id} is not one of this export's events (project, window, event names, filters)` }])
+    }
+    return position
+  }
+
+  /** Every matching event, streamed in the format's bytes as ClickHouse writes them (HEAD: counted, not streamed). */
   function streamExport(c: Context<AppEnv>, format: StreamedFormatName, req: ExportEventsRequest) {
-    const spec = EXPORT_FORMATS[format]
-    return streamResponse(c, {
-      open: (signal) => c.get('runner').stream(exportEventsStatement(req), spec.clickhouse, { timeoutS: deps.exportTimeoutS, signal, stats: c.get('stats') }),
-      prefix: spec.header && new TextEncoder().encode(spec.header(outputKeys(req.fields))),
-      contentType: spec.contentType,
-      filename: `events-${req.projectId}-${fileStamp(req.window.from)}-${fileStamp(req.window.to)}.${spec.extension}`,
-      headers: windowHeaders(req.window),
-      format,
-      logger: deps.logger,
-    })
+    const run = { timeoutS: deps.queryTimeoutS, stats: c.get('stats'), signal: c.req.raw.signal }
+    return streamedExport(
+      c,
+      {
+        format,
+        statement: exportEventsStatement(req),
+        prefix: EXPORT_FORMATS[format].header?.(outputKeys(req.fields)),
+        name: `events-${req.projectId}-${fileStamp(req.window.from)}-${fileStamp(req.window.to)}`,
+        headers: windowHeaders(req.window),
+        timeoutS: deps.exportTimeoutS,
+        logger: deps.logger,
+      },
+      {
+        count: async () => Number((await c.get('runner').rows<{ total: number }>(exportEventsCountStatement(req), run))[0]?.total ?? 0),
+        sample: (limit) => exportEventsStatement({ ...req, page: { limit, offset: 0, after: req.after } }),
+      },
+    )
   }
 
   return app
