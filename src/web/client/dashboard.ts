@@ -110,6 +110,7 @@ export function renderDashboard(root: HTMLElement, ctx: DashboardContext): Promi
     // The chart draws from the same answer, so it shares the tiles' outcome.
     if (tiles.root.dataset.state === 'error') {
       chart.root.dataset.state = 'error'
+      chart.root.dataset.status = tiles.root.dataset.status
       chart.body.replaceChildren(h('p', { className: 'error', role: 'alert' }, 'No series: the metrics request failed (see Overview).'))
     }
     chart.root.querySelector('.cost')!.replaceWith(tiles.root.querySelector('.cost')!.cloneNode(true))

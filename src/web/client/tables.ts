@@ -14,6 +14,8 @@ export interface ListSpec<Row> {
   route: string
   columns: Column<Row>[]
   name: (row: Row) => string
+  /** Shown after the name, quieter: what tells equal names apart (a page's host). */
+  detail?: (row: Row) => string
   drill: (row: Row) => Filter[] | null
 }
 
@@ -38,6 +40,7 @@ export interface BreakdownRow {
 export const PAGES: ListSpec<PageRow> = {
   route: 'pages',
   name: (r) => r.path || '/',
+  detail: (r) => r.origin.replace(/^[a-z]+:\/\//, ''),
   drill: (r) => [{ name: 'path', operator: 'is', value: [r.path] }],
   columns: [
     { label: 'Sessions', value: (r) => formatCount(r.sessions), numeric: true },
@@ -84,9 +87,10 @@ export function renderList<Row>(
       const filters = spec.drill(row)
       const name = spec.name(row)
       const cell = filters
-        ? h('button', { className: 'drill', type: 'button', title: `Filter by ${name}`, onclick: () => onDrill(filters) }, name)
-        : h('span', { className: 'muted' }, name)
-      tbody.append(h('tr', {}, h('th', { scope: 'row' }, cell), ...spec.columns.map((c) => h('td', { className: c.numeric ? 'num' : '' }, c.value(row)))))
+        ? h('button', { className: 'drill name', type: 'button', title: `Filter by ${name}`, onclick: () => onDrill(filters) }, name)
+        : h('span', { className: 'muted name' }, name)
+      const detail = spec.detail?.(row)
+      tbody.append(h('tr', {}, h('th', { scope: 'row' }, cell, detail ? h('span', { className: 'detail' }, detail) : null), ...spec.columns.map((c) => h('td', { className: c.numeric ? 'num' : '' }, c.value(row)))))
     }
   }
   append(first.body)
