@@ -89,6 +89,10 @@ describe('projects and clients', () => {
     const client = lines[0]!
     expect(Object.keys(client).sort()).toEqual(['id', 'organizationId', 'projectId', 'secret', 'type'])
     expect(client).toEqual({ id: expect.stringMatching(UUID), secret: expect.stringMatching(/^\S{16,}$/), type, projectId, organizationId: 'acme' })
+    // The explorer's sign-in link goes to stderr, for clients that can read.
+    const link = `Explorer (this link signs in): http://127.0.0.1:3000/${projectId ? `?project=${projectId}` : ''}#client=${client.id}:${client.secret}`
+    if (type === 'write') expect(result.stderr).not.toContain('Explorer')
+    else expect(result.stderr).toContain(link)
     secrets.push(client.secret as string)
     if (type === 'read') readClient = client
   })

@@ -2,6 +2,7 @@ import { CLIENT_TYPES, createClientRow, listClients, revokeClient, type ClientTy
 import { findProject } from '../projects.ts'
 import type { Runtime } from '../runtime.ts'
 import { CommandError, parse, UsageError } from './usage.ts'
+import { baseUrlOf, explorerLink } from '../web/link.ts'
 
 export async function clientsCommand(args: string[], open: () => Promise<Runtime>): Promise<void> {
   const [sub, ...rest] = args
@@ -53,6 +54,8 @@ export async function clientsCommand(args: string[], open: () => Promise<Runtime
     }
     const { id, secret } = await createClientRow(rt.runner, { type, projectId, organizationId, name: values.name ?? '' })
     process.stdout.write(`${JSON.stringify({ id, secret, type, projectId, organizationId })}\n`)
+    // On stderr, so stdout stays one JSON line for scripts; write clients cannot read, so get none.
+    if (type !== 'write') process.stderr.write(`Explorer (this link signs in): ${explorerLink(baseUrlOf(rt.config), { id, secret }, projectId)}\n`)
   } finally {
     await rt.close()
   }

@@ -5,7 +5,9 @@ import { createResponseCache } from '../http/cache/middleware.ts'
 import { eventsWatermark } from '../http/cache/watermark.ts'
 import { listProjects } from '../projects.ts'
 import type { Runtime } from '../runtime.ts'
+import { explorerAssets } from '../routes/explorer.ts'
 import { listen } from '../server.ts'
+import { baseUrlOf, explorerLink } from '../web/link.ts'
 import { seedWithProject } from './seed.ts'
 
 const DEMO_EVENTS = 1_000_000
@@ -28,6 +30,9 @@ async function firstRun(rt: Runtime, baseUrl: string): Promise<void> {
       'Try:',
       `  curl -s -H 'openpanel-client-id: ${client.id}' -H 'openpanel-client-secret: ${client.secret}' '${baseUrl}/insights/demo/metrics?range=30d'`,
       '',
+      'Or open the explorer (this link signs in):',
+      `  ${explorerLink(baseUrl, client, 'demo')}`,
+      '',
     ].join('\n'),
   )
 }
@@ -43,7 +48,9 @@ export async function serveCommand(rt: Runtime): Promise<void> {
   const stopping = new AbortController()
   const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: PACKAGE_VERSION, responseCache, pageRollups: rt.pageRollups, sealed: rt.sealed, shutdown: stopping.signal })
   const host = config.HOST
-  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`
+  const baseUrl = baseUrlOf(config)
+  // Built before listening, so the first visit to / does not wait for the bundler.
+  await explorerAssets()
   await firstRun(rt, baseUrl)
   const running = await listen(app, host, config.PORT)
   logger.info({ host, port: running.port, engine: rt.engine.mode }, 'listening')
