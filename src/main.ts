@@ -1,18 +1,41 @@
+import { resolve } from 'node:path'
 import { clientsCommand } from './cli/clients.ts'
 import { importCommand } from './cli/import.ts'
 import { projectsCommand } from './cli/projects.ts'
 import { seedCommand } from './cli/seed.ts'
 import { serveCommand } from './cli/serve.ts'
-import { CommandError, parse, USAGE, UsageError } from './cli/usage.ts'
+import { commandHelp, CommandError, isCommand, parse, USAGE, UsageError, VERSION } from './cli/usage.ts'
 import { DataDirectoryLockedError, EmbeddedEngineMissingError } from './clickhouse/engine/errors.ts'
 import { openEngine } from './clickhouse/engine/index.ts'
 import { migrate } from './clickhouse/migrate.ts'
-import { ConfigError, loadConfig } from './config.ts'
+import { applyDotEnv, ConfigError, loadConfig } from './config.ts'
 import { createLogger } from './log.ts'
 import { openRuntime } from './runtime.ts'
 
+/** Help and the version need no configuration: they print even when the environment is invalid. */
+function helpOrVersion(command: string | undefined, args: string[]): string | undefined {
+  if (command === '--version') return `${VERSION}\n`
+  if (command === 'help' || command === '--help' || command === '-h') {
+    const topic = args[0]
+    if (topic === undefined) return USAGE
+    if (!isCommand(topic)) throw new UsageError(`unknown command: ${topic}`)
+    return commandHelp(topic)
+  }
+  if (command !== undefined && (args.includes('--help') || args.includes('-h'))) {
+    if (!isCommand(command)) throw new UsageError(`unknown command: ${command}`)
+    return commandHelp(command)
+  }
+  return undefined
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv
+  const help = helpOrVersion(command, args)
+  if (help !== undefined) {
+    process.stdout.write(help)
+    return 0
+  }
+  applyDotEnv(resolve('.env'))
   const config = loadConfig()
   // Logs go to stderr so that stdout carries only what a command prints for machines.
   const logger = createLogger(config.LOG_LEVEL, process.stderr)
@@ -45,10 +68,6 @@ async function main(argv: string[]): Promise<number> {
       return importCommand(args, open)
     case undefined:
       throw new UsageError('missing command')
-    case 'help':
-    case '--help':
-      process.stdout.write(USAGE)
-      return 0
     default:
       throw new UsageError(`unknown command: ${command}`)
   }

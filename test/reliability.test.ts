@@ -39,7 +39,7 @@ beforeAll(async () => {
   clients = await seedFixture(rt)
   // A project in org-a large enough that its heavier queries run for a while.
   await createProject(rt.runner, { id: BIG, name: 'Big', timezone: 'UTC', organizationId: 'org-a' })
-  await seedWithProject(rt, { projectId: BIG, events: BIG_EVENTS, days: 30, seed: 7, end: NOW }, false)
+  await seedWithProject(rt, { projectId: BIG, events: BIG_EVENTS, days: 30, seed: 7, end: NOW })
   server = await listen(testApp(rt, { now: () => NOW }), '127.0.0.1', 0)
   base = `http://127.0.0.1:${server.port}`
   observer = new Session(rt.dir)

@@ -44,16 +44,37 @@ export function parseSeedCommand(args: string[], now: Date = new Date()): SeedRe
   }
 }
 
+/**
+ * Seed progress on `out`: redrawn in place on a terminal, else one line per step (a step is an
+ * insert of half a million events, so there are few).
+ */
+export function seedProgress(out: NodeJS.WritableStream & { isTTY?: boolean }, projectId: string) {
+  const started = performance.now()
+  const tty = out.isTTY === true
+  let last = ''
+  const line = () => `seeding ${projectId}: ${last} (${((performance.now() - started) / 1000).toFixed(0)} s)`
+  // A step takes seconds: on a terminal the clock keeps moving in between.
+  const ticking = tty ? setInterval(() => last && out.write(`\r\x1b[K${line()}`), 1000) : undefined
+  ticking?.unref()
+  return {
+    report(done: number, total: number) {
+      last = `${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} events, ${Math.round((done / total) * 100)}%`
+      out.write(tty ? `\r\x1b[K${line()}` : `${line()}\n`)
+    },
+    end() {
+      clearInterval(ticking)
+      if (tty) out.write('\n')
+    },
+  }
+}
+
 /** Creates the project when missing, then generates its traffic inside ClickHouse. */
-export async function seedWithProject(rt: Runtime, req: SeedRequest, showProgress: boolean): Promise<number> {
+export async function seedWithProject(rt: Runtime, req: SeedRequest, progress?: ReturnType<typeof seedProgress>): Promise<number> {
   await ensureProject(rt, req.projectId)
-  const progress = showProgress
-    ? (done: number, total: number) => process.stderr.write(`\rseeding ${req.projectId}: ${Math.round((done / total) * 100)}%`)
-    : undefined
-  const { events } = await seedProject(rt.runner, req, progress).catch((err: unknown) => {
+  const { events } = await seedProject(rt.runner, req, progress && ((done, total) => progress.report(done, total))).catch((err: unknown) => {
     throw err instanceof AlreadySeededError ? new CommandError(err.message) : err
   })
-  if (showProgress) process.stderr.write('\n')
+  progress?.end()
   return events
 }
 
@@ -84,7 +105,7 @@ export async function seedCommand(args: string[], open: () => Promise<Runtime>):
   try {
     if ('preset' in req) return await seedPresetCommand(rt, req)
     const started = performance.now()
-    const events = await seedWithProject(rt, req, process.stderr.isTTY === true)
+    const events = await seedWithProject(rt, req, process.stderr.isTTY === true ? seedProgress(process.stderr, req.projectId) : undefined)
     const seconds = (performance.now() - started) / 1000
     process.stdout.write(`${JSON.stringify({ project: req.projectId, events, seconds: Math.round(seconds * 100) / 100 })}\n`)
   } finally {

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module'
 import { buildApp } from '../app.ts'
 import { createClientRow } from '../auth/clients.ts'
 import { createResponseCache } from '../http/cache/middleware.ts'
@@ -8,17 +7,17 @@ import type { Runtime } from '../runtime.ts'
 import { explorerAssets } from '../routes/explorer.ts'
 import { listen } from '../server.ts'
 import { baseUrlOf, explorerLink } from '../web/link.ts'
-import { seedWithProject } from './seed.ts'
+import { seedProgress, seedWithProject } from './seed.ts'
+import { VERSION } from './usage.ts'
 
 const DEMO_EVENTS = 1_000_000
-const PACKAGE_VERSION: string = createRequire(import.meta.url)('../../package.json').version
 
 /** On an empty embedded engine: a demo project with a month of traffic and a read client for it. */
 async function firstRun(rt: Runtime, baseUrl: string): Promise<void> {
   if (rt.engine.mode !== 'embedded' || !rt.config.QUARRY_DEMO) return
   if ((await listProjects(rt.runner)).length > 0) return
   process.stdout.write('First run: creating project "demo" with about 1,000,000 events over the last 30 days…\n')
-  await seedWithProject(rt, { projectId: 'demo', events: DEMO_EVENTS, days: 30, seed: 1, end: new Date() }, process.stdout.isTTY === true)
+  await seedWithProject(rt, { projectId: 'demo', events: DEMO_EVENTS, days: 30, seed: 1, end: new Date() }, seedProgress(process.stdout, 'demo'))
   const client = await createClientRow(rt.runner, { type: 'read', projectId: 'demo', organizationId: 'default', name: 'demo' })
   process.stdout.write(
     [
@@ -37,6 +36,14 @@ async function firstRun(rt: Runtime, baseUrl: string): Promise<void> {
   )
 }
 
+/** The one line a person reads on start; a wildcard address is shown as the loopback one to open. */
+export function listeningLine(host: string, port: number, engine: string): string {
+  const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host
+  const base = `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`
+  const where = shown === host ? base : `${base} (all interfaces)`
+  return `Quarry ${VERSION} is listening on ${where} with the ${engine} engine: API reference ${base}/docs, explorer ${base}/`
+}
+
 export async function serveCommand(rt: Runtime): Promise<void> {
   const { config, logger } = rt
   const responseCache =
@@ -46,7 +53,7 @@ export async function serveCommand(rt: Runtime): Promise<void> {
       { maxBytes: config.QUARRY_RESPONSE_CACHE_MB * 2 ** 20 },
     )
   const stopping = new AbortController()
-  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: PACKAGE_VERSION, responseCache, pageRollups: rt.pageRollups, sealed: rt.sealed, shutdown: stopping.signal })
+  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: VERSION, responseCache, pageRollups: rt.pageRollups, sealed: rt.sealed, shutdown: stopping.signal })
   const host = config.HOST
   const baseUrl = baseUrlOf(config)
   // Built before listening, so the first visit to / does not wait for the bundler.
@@ -54,6 +61,7 @@ export async function serveCommand(rt: Runtime): Promise<void> {
   await firstRun(rt, baseUrl)
   const running = await listen(app, host, config.PORT)
   logger.info({ host, port: running.port, engine: rt.engine.mode }, 'listening')
+  process.stdout.write(`${listeningLine(host, running.port, rt.engine.mode)}\n`)
   await new Promise<void>((resolve) => {
     const stop = async (signal: string) => {
       process.off('SIGINT', stop)

@@ -31,7 +31,7 @@ let observer: Session
 beforeAll(async () => {
   rt = await openTestRuntime({ QUARRY_RATE_LIMIT: '1000000000' })
   await createProject(rt.runner, { id: PROJECT, name: 'Storm', timezone: 'UTC', organizationId: 'org-storm' })
-  await seedWithProject(rt, { projectId: PROJECT, events: 500_000, days: 30, seed: 3, end: NOW }, false)
+  await seedWithProject(rt, { projectId: PROJECT, events: 500_000, days: 30, seed: 3, end: NOW })
   const client = await createClientRow(rt.runner, { type: 'read', projectId: PROJECT, organizationId: 'org-storm', name: 'storm' })
   headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
   server = await listen(testApp(rt, { now: () => NOW }), '127.0.0.1', 0)
