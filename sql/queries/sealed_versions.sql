@@ -6,6 +6,8 @@ FROM (
   UNION ALL
   SELECT version FROM sealed_rollups WHERE project_id = {project:String} AND version < {keep:UInt64}
   UNION ALL
+  SELECT version FROM sealed_event_rollups WHERE project_id = {project:String} AND version < {keep:UInt64}
+  UNION ALL
   SELECT version FROM sealed_live WHERE project_id = {project:String} AND version < {keep:UInt64}
   UNION ALL
   SELECT version FROM sealed_builds WHERE project_id = {project:String} AND version < {keep:UInt64}

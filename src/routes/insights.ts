@@ -11,10 +11,11 @@ import { fingerprint, nextCursor, pagePosition } from '../query/pagination.ts'
 import { defaultInterval, INTERVALS, isoWithOffset, previousRange, resolveRange, type TimeRange } from '../query/time-range.ts'
 import type { PageRollups } from '../services/page-rollups/index.ts'
 import type { SealedHistory } from '../services/sealed/index.ts'
-import { sealedBreakdownStatement, sealedMetricsStatement, type SealedBuild } from '../query/sealed.ts'
+import { sealedBreakdownStatement, sealedMetricsStatement } from '../query/sealed.ts'
 import { API_ERRORS, errorResponses, PAGE_HEADERS, RANGE_HEADERS, ROLLUP_HEADERS, SEALED_HEADERS, SECURITY } from './openapi-shared.ts'
 import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
+import { sealedBuildFor } from './sealed-build.ts'
 
 export interface InsightsDeps {
   signingKey: Buffer
@@ -100,12 +101,7 @@ function describeRange(c: Context<AppEnv>, range: TimeRange) {
 export function insightsRoutes(deps: InsightsDeps) {
   const app = new OpenAPIHono<AppEnv>()
   const run = (c: Context<AppEnv>) => ({ timeoutS: deps.queryTimeoutS, stats: c.get('stats'), signal: c.req.raw.signal })
-  /** The sealed build that answers for the project, saying so in a header; undefined when none holds. */
-  const sealedBuild = async (c: Context<AppEnv>, timezone: string): Promise<SealedBuild | undefined> => {
-    const build = await deps.sealed?.forRequest(c.get('project').id, { runner: c.get('runner'), signal: c.req.raw.signal, stats: c.get('stats') })
-    if (build) c.header('X-Quarry-Sealed-Until', isoWithOffset(build.closedAt.setZone(timezone)))
-    return build
-  }
+  const sealedBuild = (c: Context<AppEnv>, timezone: string) => sealedBuildFor(c, deps.sealed, timezone)
   const resolveWindow = (c: Context<AppEnv>, q: z.infer<typeof WindowQuery>) =>
     resolveRange(q, q.timezone ?? c.get('project').timezone, deps.now(), '7d')
 

@@ -19,14 +19,15 @@ export interface SealOptions {
 /** Inserts are counted from this long before a build: older ones committed long before it read. */
 const INSERTS_MARGIN_HOURS = 24
 
-const SEALED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_live', 'sealed_builds'] as const
-const COMPACTED_TABLES = ['sealed_sessions', 'sealed_rollups'] as const
+const SEALED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_event_rollups', 'sealed_live', 'sealed_builds'] as const
+const COMPACTED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_event_rollups'] as const
 
 const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 
 /**
- * Seals one project's history before C: numbers its new visitors, writes its sessions (those that
- * go on after C as `held` parts), then each dimension's daily rollup, their 8-day blocks and the hourly totals. Kept
+ * Seals one project's history before C: numbers its new visitors (each session's, then every
+ * event's profile), writes its sessions (those that go on after C as `held` parts), then each
+ * dimension's daily rollup, their 8-day blocks, the hourly totals and the hourly event rollups. Kept
  * only if no insert reached before C while it read, then registered; the builds before the one it
  * replaces are dropped. Returns how long it took, or undefined when the build was not kept.
  */
@@ -52,6 +53,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
   const before = await countInserts()
   try {
     await step('sealed_build_visitors')
+    await step('sealed_build_event_visitors')
     await step('sealed_build_sessions')
     await step('sealed_build_held')
     for (const d of DIMENSIONS) {
@@ -59,6 +61,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     }
     await step('sealed_build_blocks')
     await step('sealed_build_totals')
+    await step('sealed_build_events')
   } catch (err) {
     await drop(version).catch(() => {})
     throw err
