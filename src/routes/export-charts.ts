@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import type { Logger } from 'pino'
 import type { AppEnv } from '../app-env.ts'
 import { assembleChart, chartBuckets } from '../query/chart-series.ts'
 import {
@@ -13,23 +14,21 @@ import {
   NUMERIC_PROPERTY_COLUMNS,
   PROPERTY_SEGMENTS,
   SEGMENTS,
-  type ChartSeriesRequest,
   type ChartSeriesRow,
   type Segment,
 } from '../query/charts.ts'
-import { sealedChartAnswers, sealedChartSeriesStatement } from '../query/sealed-charts.ts'
+import { CHART_POINT_KEYS, chartPoints, chartPointsStatement } from '../query/export-chart-points.ts'
+import { EXPORT_FORMATS, STREAMED_FORMAT_NAMES } from '../query/export-formats.ts'
 import { INTERVALS, isoWithOffset, MAX_BUCKETS, resolveRange } from '../query/time-range.ts'
-import type { SealedHistory } from '../services/sealed/index.ts'
-import { API_ERRORS, errorResponses, RANGE_HEADERS, SEALED_HEADERS, SECURITY } from './openapi-shared.ts'
+import { headRoute, STREAMED_CONTENT, streamedExport } from './export-streamed.ts'
+import { API_ERRORS, errorResponses, RANGE_HEADERS, SECURITY } from './openapi-shared.ts'
 import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
-import { sealedBuildFor } from './sealed-build.ts'
 
 export interface ExportChartsDeps {
   now: () => Date
   queryTimeoutS: number
-  /** The sealed history, whose hourly event rollups answer the series that allow it. */
-  sealed?: SealedHistory
+  logger: Logger
 }
 
 const ignored = (what: string) => ({ description: `Ignored; accepted because OpenPanel clients send it (${what})` })
@@ -106,6 +105,11 @@ const ChartsQuery = z
     interval: z.enum(INTERVALS).default('day').openapi({ description: `Bucket size; at most ${MAX_BUCKETS} buckets` }),
     ...windowParams('30d'),
     previous: z.enum(['true', 'false']).optional().openapi({ description: 'Add the period of equal length just before' }),
+    format: z.enum(['json', ...STREAMED_FORMAT_NAMES]).default('json').openapi({
+      description:
+        `json: the chart; ${STREAMED_FORMAT_NAMES.join(', ')}: one row per series point (seriesId, event, breakdowns, date, ` +
+        'count, previous) as an attachment',
+    }),
   })
   .strict()
 
@@ -143,23 +147,28 @@ const chartsRoute = createRoute({
   request: { query: querySchema(ChartsQuery) },
   responses: {
     200: {
-      description: 'The chart',
+      description:
+        'format=json: the chart. Other formats: one row per series point, series by series, buckets in time order: seriesId, ' +
+        'event, breakdowns (breakdown name → value; JSON text in CSV, a map in Parquet and Arrow), date (the bucket start: ' +
+        'ISO 8601 with the offset in CSV and NDJSON, a UTC timestamp in Parquet and Arrow), count, previous (the previous ' +
+        "period's value of the bucket; null without previous=true). HEAD answers the headers with X-Quarry-Rows",
       headers: {
         ...RANGE_HEADERS,
-        ...SEALED_HEADERS,
         'X-Quarry-Previous-Range': {
           description: 'With previous=true: the previous window <start>/<end>, ISO 8601 with offsets; the end is exclusive',
           schema: { type: 'string' as const },
         },
       },
-      content: { 'application/json': { schema: ChartBody } },
+      content: { 'application/json': { schema: ChartBody }, ...STREAMED_CONTENT },
     },
     ...errorResponses(API_ERRORS),
   },
 })
 
 export function exportChartsRoutes(deps: ExportChartsDeps) {
-  return new OpenAPIHono<AppEnv>().openapi(chartsRoute, async (c) => {
+  const app = new OpenAPIHono<AppEnv>()
+  app.openAPIRegistry.registerPath(headRoute(chartsRoute))
+  return app.openapi(chartsRoute, async (c) => {
     const q = c.req.valid('query')
     const project = c.get('project')
     const range = resolveRange(q, q.timezone ?? project.timezone, deps.now(), '30d')
@@ -171,32 +180,43 @@ export function exportChartsRoutes(deps: ExportChartsDeps) {
 
     const requested = q.series ?? q.events ?? []
     const breakdowns = (q.breakdowns ?? []).map((b) => b.name)
-    const series: ChartSeriesRequest[] = requested.map((s, i) => ({
-      projectId: project.id,
-      range,
-      previous,
-      interval: q.interval,
-      name: s.name,
-      filters: s.filters ?? [],
-      segment: s.segment as Segment,
-      property: s.property,
-      breakdowns,
-      limit: q.limit,
-      path: `${q.series ? 'series' : 'events'}.${i}`,
-    }))
-    const statements = series.map(chartSeriesStatement)
-    const allBuckets = previous ? [...chartBuckets(previous, q.interval), ...bucketStarts] : bucketStarts
-    const sealable = series.map((s) => sealedChartAnswers(s, allBuckets))
-    const build = sealable.some(Boolean) ? await sealedBuildFor(c, deps.sealed, range.timezone) : undefined
     const rows = await Promise.all(
-      series.map((s, i) =>
-        c.get('runner').rows<ChartSeriesRow>(build && sealable[i] ? sealedChartSeriesStatement(s, build) : statements[i]!, {
-          timeoutS: deps.queryTimeoutS,
-          stats: c.get('stats'),
-          signal: c.req.raw.signal,
-        }),
+      requested.map((s, i) =>
+        c.get('runner').rows<ChartSeriesRow>(
+          chartSeriesStatement({
+            projectId: project.id,
+            range,
+            previous,
+            interval: q.interval,
+            name: s.name,
+            filters: s.filters ?? [],
+            segment: s.segment as Segment,
+            property: s.property,
+            breakdowns,
+            limit: q.limit,
+            path: `${q.series ? 'series' : 'events'}.${i}`,
+          }),
+          { timeoutS: deps.queryTimeoutS, stats: c.get('stats'), signal: c.req.raw.signal },
+        ),
       ),
     )
-    return c.json(assembleChart({ bucketStarts, previous, interval: q.interval, names: requested.map((s) => s.name), breakdowns, rows }), 200)
+    const chart = assembleChart({ bucketStarts, previous, interval: q.interval, names: requested.map((s) => s.name), breakdowns, rows })
+    if (q.format === 'json') return c.json(chart, 200)
+    const points = chartPoints(chart)
+    const format = q.format
+    const stamp = (t: typeof range.start) => t.toUTC().toFormat("yyyyLLdd'T'HHmmss'Z'")
+    return streamedExport(
+      c,
+      {
+        format,
+        statement: chartPointsStatement(points, format),
+        prefix: EXPORT_FORMATS[format].header?.(CHART_POINT_KEYS),
+        name: `chart-${project.id}-${stamp(range.start)}-${stamp(range.end)}`,
+        headers: {},
+        timeoutS: deps.queryTimeoutS,
+        logger: deps.logger,
+      },
+      { count: async () => points.length, sample: (limit) => chartPointsStatement(points, format, limit) },
+    )
   })
 }

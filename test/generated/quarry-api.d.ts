@@ -5226,8 +5226,10 @@ export interface paths {
                     page?: number;
                     /** @description meta.nextCursor of the previous page */
                     cursor?: string;
-                    /** @description json: one page; ndjson and csv: every matching event, streamed */
-                    format?: "json" | "ndjson" | "csv";
+                    /** @description json: one page; ndjson, csv, parquet, arrow: every matching event, streamed */
+                    format?: "json" | "ndjson" | "csv" | "parquet" | "arrow";
+                    /** @description Resumes a streamed export (explicit start and end needed): the events after this event id in the export order (createdAt DESC, id ASC), so that what a cut download holds plus this equals the whole export */
+                    after?: string;
                     /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
                     explain?: "sql";
                 };
@@ -5237,7 +5239,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description format=json: one page and its meta. format=ndjson|csv: the whole result as an attachment, in the same order (CSV: a header row; properties, profile and meta as JSON text; null as an empty cell) */
+                /** @description format=json: one page and its meta. format=ndjson|csv|parquet|arrow: the whole result as an attachment, in the same order (CSV: a header row; properties, profile and meta as JSON text; null as an empty cell. Parquet and Arrow: the keys of the event objects as typed columns: createdAt and importedAt UTC timestamps (ms), numbers as numbers, properties a map of strings, profile and meta JSON text). HEAD answers the headers with X-Quarry-Rows and X-Quarry-Size-Estimate */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5261,6 +5263,8 @@ export interface paths {
                         "application/json": components["schemas"]["ExportEvents"];
                         "application/x-ndjson": string;
                         "text/csv": string;
+                        "application/vnd.apache.parquet": string;
+                        "application/vnd.apache.arrow.stream": string;
                     };
                 };
                 /** @description Bad Request */
@@ -5415,7 +5419,213 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Headers of a streamed /export/events export without its body: the exact row count and a size estimate */
+        head: {
+            parameters: {
+                query?: {
+                    /** @description Project to export; read clients default to their own */
+                    projectId?: string;
+                    /** @description Alias of projectId (projectId wins) */
+                    project_id?: string;
+                    /** @description Event name(s): one, the key repeated, or a JSON array */
+                    event?: string | string[];
+                    /** @description YYYY-MM-DD (from the start of that day in the project timezone) or an ISO 8601 date-time (with Z or an offset: that instant; without: project-local). Default: 30 calendar days (project timezone) before end */
+                    start?: string;
+                    /** @description YYYY-MM-DD (through the end of that day) or an ISO 8601 date-time (inclusive to the millisecond). Default: now */
+                    end?: string;
+                    /** @description The profile's events and the anonymous events of the devices it used */
+                    profileId?: string;
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
+                    /** @description Comma-separated and/or repeated: profile, meta, properties, geo, device, referrer, region, latitude, longitude, osVersion, browserVersion, brand, model, origin, referrerName, referrerType, importedAt, sdkName, sdkVersion, revenue */
+                    includes?: string | string[];
+                    /** @description 1–1000, default 50 (format=json) */
+                    limit?: number;
+                    /** @description 1-based page (OpenPanel compatibility; OFFSET). Prefer cursor */
+                    page?: number;
+                    /** @description meta.nextCursor of the previous page */
+                    cursor?: string;
+                    /** @description json: one page; ndjson, csv, parquet, arrow: every matching event, streamed */
+                    format?: "json" | "ndjson" | "csv" | "parquet" | "arrow";
+                    /** @description Resumes a streamed export (explicit start and end needed): the events after this event id in the export order (createdAt DESC, id ASC), so that what a cut download holds plus this equals the whole export */
+                    after?: string;
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The headers the GET would answer, without streaming, plus X-Quarry-Rows and X-Quarry-Size-Estimate */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        /** @description The exact number of rows the same GET would stream (events, or chart points) */
+                        "X-Quarry-Rows"?: string;
+                        /** @description Estimated bytes of the uncompressed body: the bytes per row of the first rows in the format, times X-Quarry-Rows */
+                        "X-Quarry-Size-Estimate"?: string;
+                        /** @description attachment; filename="<name>.<extension of the format>" */
+                        "Content-Disposition"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         patch?: never;
         trace?: never;
     };
@@ -5458,6 +5668,8 @@ export interface paths {
                     timezone?: string;
                     /** @description Add the period of equal length just before */
                     previous?: "true" | "false";
+                    /** @description json: the chart; ndjson, csv, parquet, arrow: one row per series point (seriesId, event, breakdowns, date, count, previous) as an attachment */
+                    format?: "json" | "ndjson" | "csv" | "parquet" | "arrow";
                     /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
                     explain?: "sql";
                 };
@@ -5467,7 +5679,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The chart */
+                /** @description format=json: the chart. Other formats: one row per series point, series by series, buckets in time order: seriesId, event, breakdowns (breakdown name → value; JSON text in CSV, a map in Parquet and Arrow), date (the bucket start: ISO 8601 with the offset in CSV and NDJSON, a UTC timestamp in Parquet and Arrow), count, previous (the previous period's value of the bucket; null without previous=true). HEAD answers the headers with X-Quarry-Rows */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5487,6 +5699,10 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Chart"];
+                        "application/x-ndjson": string;
+                        "text/csv": string;
+                        "application/vnd.apache.parquet": string;
+                        "application/vnd.apache.arrow.stream": string;
                     };
                 };
                 /** @description Bad Request */
@@ -5629,6 +5845,426 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Headers of a streamed /export/charts export without its body: the exact row count and a size estimate */
+        head: {
+            parameters: {
+                query?: {
+                    /** @description Project id; required for root clients */
+                    projectId?: string;
+                    /** @description Alias of projectId (projectId wins) */
+                    project_id?: string;
+                    /** @description JSON array (at most 10) of {name, filters?, segment?, property?} */
+                    series?: components["schemas"]["ChartSeriesRequest"][];
+                    /** @description Legacy name of series, read when series is absent */
+                    events?: components["schemas"]["ChartSeriesRequest"][];
+                    /** @description JSON array (at most 3) of {name}: events columns or properties.<key> */
+                    breakdowns?: {
+                        name: string;
+                        /** @description Ignored; accepted because OpenPanel clients send it (the breakdown id of the dashboard) */
+                        id?: string;
+                    }[];
+                    /** @description Breakdown groups kept per series, the top ones by sum */
+                    limit?: number;
+                    /** @description Bucket size; at most 10000 buckets */
+                    interval?: "minute" | "hour" | "day" | "week" | "month";
+                    /** @description Named range in the project timezone; default 30d */
+                    range?: "30min" | "lastHour" | "last24h" | "today" | "yesterday" | "7d" | "30d" | "3m" | "6m" | "12m" | "monthToDate" | "lastMonth" | "yearToDate" | "lastYear" | "custom";
+                    /** @description YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant */
+                    startDate?: string;
+                    /** @description YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive) */
+                    endDate?: string;
+                    /** @description IANA name overriding the project's timezone for this request */
+                    timezone?: string;
+                    /** @description Add the period of equal length just before */
+                    previous?: "true" | "false";
+                    /** @description json: the chart; ndjson, csv, parquet, arrow: one row per series point (seriesId, event, breakdowns, date, count, previous) as an attachment */
+                    format?: "json" | "ndjson" | "csv" | "parquet" | "arrow";
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The headers the GET would answer, without streaming, plus X-Quarry-Rows and X-Quarry-Size-Estimate */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        /** @description The exact number of rows the same GET would stream (events, or chart points) */
+                        "X-Quarry-Rows"?: string;
+                        /** @description Estimated bytes of the uncompressed body: the bytes per row of the first rows in the format, times X-Quarry-Rows */
+                        "X-Quarry-Size-Estimate"?: string;
+                        /** @description attachment; filename="<name>.<extension of the format>" */
+                        "Content-Disposition"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        patch?: never;
+        trace?: never;
+    };
+    "/manage/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The projects of the root client's organization, newest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The projects */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProjectList"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/manage/projects/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One project of the root client's organization */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The project */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProjectOne"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5772,6 +6408,29 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ChartSeriesRequest: {
+            /** @description Event name; "*" means every event */
+            name: string;
+            /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+            filters?: components["schemas"]["Filter"][];
+            /**
+             * @description What each bucket counts; default event. group is not supported
+             * @default event
+             * @enum {string}
+             */
+            segment?: "event" | "user" | "session" | "user_average" | "one_event_per_user" | "property_sum" | "property_average" | "property_min" | "property_max" | "group";
+            /** @description For property_* segments: duration|revenue|longitude|latitude or properties.<key> */
+            property?: string;
+            /** @description Ignored; accepted because OpenPanel clients send it (the series id of the dashboard) */
+            id?: string;
+            /** @description Ignored; accepted because OpenPanel clients send it (OpenPanel strips it from exports too) */
+            displayName?: string;
+            /**
+             * @description Ignored; accepted because OpenPanel clients send it (only event series exist here)
+             * @enum {string}
+             */
+            type?: "event";
+        };
         Chart: {
             series: components["schemas"]["ChartSeries"][];
             metrics: {
@@ -5825,28 +6484,23 @@ export interface components {
             /** @enum {string} */
             state: "positive" | "negative" | "neutral";
         };
-        ChartSeriesRequest: {
-            /** @description Event name; "*" means every event */
+        ProjectList: {
+            data: components["schemas"]["Project"][];
+        };
+        /** @description OpenPanel's project object, with the fields Quarry stores */
+        Project: {
+            id: string;
             name: string;
-            /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
-            filters?: components["schemas"]["Filter"][];
-            /**
-             * @description What each bucket counts; default event. group is not supported
-             * @default event
-             * @enum {string}
-             */
-            segment?: "event" | "user" | "session" | "user_average" | "one_event_per_user" | "property_sum" | "property_average" | "property_min" | "property_max" | "group";
-            /** @description For property_* segments: duration|revenue|longitude|latitude or properties.<key> */
-            property?: string;
-            /** @description Ignored; accepted because OpenPanel clients send it (the series id of the dashboard) */
-            id?: string;
-            /** @description Ignored; accepted because OpenPanel clients send it (OpenPanel strips it from exports too) */
-            displayName?: string;
-            /**
-             * @description Ignored; accepted because OpenPanel clients send it (only event series exist here)
-             * @enum {string}
-             */
-            type?: "event";
+            organizationId: string;
+            /** @description IANA timezone the project's ranges resolve in (Quarry's own field) */
+            timezone: string;
+            /** @description ISO 8601, UTC */
+            createdAt: string;
+            /** @description Always null: Quarry does not schedule deletions */
+            deleteAt: null;
+        };
+        ProjectOne: {
+            data: components["schemas"]["Project"];
         };
         /** @description The answer to explain=sql: each statement as sent, and the values bound to its {name:Type} placeholders */
         Explain: {
