@@ -127,7 +127,12 @@ export function buildApp(deps: AppDeps) {
   )
   app.route(
     '/',
-    exportChartsRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S, logger: deps.logger }),
+    exportChartsRoutes({
+      now: deps.now ?? (() => new Date()),
+      queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S,
+      sealed: deps.sealed,
+      logger: deps.logger,
+    }),
   )
 
   app.route('/', manageRoutes({ queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S }))

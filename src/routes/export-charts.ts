@@ -14,20 +14,26 @@ import {
   NUMERIC_PROPERTY_COLUMNS,
   PROPERTY_SEGMENTS,
   SEGMENTS,
+  type ChartSeriesRequest,
   type ChartSeriesRow,
   type Segment,
 } from '../query/charts.ts'
+import { sealedChartAnswers, sealedChartSeriesStatement } from '../query/sealed-charts.ts'
 import { CHART_POINT_KEYS, chartPoints, chartPointsStatement } from '../query/export-chart-points.ts'
 import { EXPORT_FORMATS, STREAMED_FORMAT_NAMES } from '../query/export-formats.ts'
 import { INTERVALS, isoWithOffset, MAX_BUCKETS, resolveRange } from '../query/time-range.ts'
 import { headRoute, STREAMED_CONTENT, streamedExport } from './export-streamed.ts'
-import { API_ERRORS, errorResponses, RANGE_HEADERS, SECURITY } from './openapi-shared.ts'
+import type { SealedHistory } from '../services/sealed/index.ts'
+import { API_ERRORS, errorResponses, RANGE_HEADERS, SEALED_HEADERS, SECURITY } from './openapi-shared.ts'
 import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
+import { sealedBuildFor } from './sealed-build.ts'
 
 export interface ExportChartsDeps {
   now: () => Date
   queryTimeoutS: number
+  /** The sealed history, whose hourly event rollups answer the series that allow it. */
+  sealed?: SealedHistory
   logger: Logger
 }
 
@@ -154,6 +160,7 @@ const chartsRoute = createRoute({
         "period's value of the bucket; null without previous=true). HEAD answers the headers with X-Quarry-Rows",
       headers: {
         ...RANGE_HEADERS,
+        ...SEALED_HEADERS,
         'X-Quarry-Previous-Range': {
           description: 'With previous=true: the previous window <start>/<end>, ISO 8601 with offsets; the end is exclusive',
           schema: { type: 'string' as const },
@@ -180,24 +187,30 @@ export function exportChartsRoutes(deps: ExportChartsDeps) {
 
     const requested = q.series ?? q.events ?? []
     const breakdowns = (q.breakdowns ?? []).map((b) => b.name)
+    const series: ChartSeriesRequest[] = requested.map((s, i) => ({
+      projectId: project.id,
+      range,
+      previous,
+      interval: q.interval,
+      name: s.name,
+      filters: s.filters ?? [],
+      segment: s.segment as Segment,
+      property: s.property,
+      breakdowns,
+      limit: q.limit,
+      path: `${q.series ? 'series' : 'events'}.${i}`,
+    }))
+    const statements = series.map(chartSeriesStatement)
+    const allBuckets = previous ? [...chartBuckets(previous, q.interval), ...bucketStarts] : bucketStarts
+    const sealable = series.map((s) => sealedChartAnswers(s, allBuckets))
+    const build = sealable.some(Boolean) ? await sealedBuildFor(c, deps.sealed, range.timezone) : undefined
     const rows = await Promise.all(
-      requested.map((s, i) =>
-        c.get('runner').rows<ChartSeriesRow>(
-          chartSeriesStatement({
-            projectId: project.id,
-            range,
-            previous,
-            interval: q.interval,
-            name: s.name,
-            filters: s.filters ?? [],
-            segment: s.segment as Segment,
-            property: s.property,
-            breakdowns,
-            limit: q.limit,
-            path: `${q.series ? 'series' : 'events'}.${i}`,
-          }),
-          { timeoutS: deps.queryTimeoutS, stats: c.get('stats'), signal: c.req.raw.signal },
-        ),
+      series.map((s, i) =>
+        c.get('runner').rows<ChartSeriesRow>(build && sealable[i] ? sealedChartSeriesStatement(s, build) : statements[i]!, {
+          timeoutS: deps.queryTimeoutS,
+          stats: c.get('stats'),
+          signal: c.req.raw.signal,
+        }),
       ),
     )
     const chart = assembleChart({ bucketStarts, previous, interval: q.interval, names: requested.map((s) => s.name), breakdowns, rows })
