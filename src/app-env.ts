@@ -1,5 +1,6 @@
 import type { QueryRunner, QueryStats } from './clickhouse/run.ts'
 import type { Project } from './projects.ts'
+import type { Metrics } from './telemetry/metrics.ts'
 
 /** The caller, once its credentials are verified; write clients never get this far. */
 export interface AuthenticatedClient {
@@ -19,5 +20,7 @@ export interface AppEnv {
     project: Project
     /** The runner for this request: the real one, or one that records for explain=sql. */
     runner: QueryRunner
+    /** The app's Prometheus instruments, for what a handler counts after the response (streamed exports). */
+    metrics: Metrics
   }
 }

@@ -13,6 +13,10 @@ import { queryStringLimit } from './http/limits.ts'
 import { ApiError, errorBody, toApiError } from './http/errors.ts'
 import { invalidParameters } from './query/errors.ts'
 import { requestId } from './http/request-id.ts'
+import { requestContext, requestMetrics } from './http/observe.ts'
+import { createMetrics, type Metrics } from './telemetry/metrics.ts'
+import type { Tracing } from './telemetry/tracing.ts'
+import { metricsRoutes } from './routes/metrics.ts'
 import { methodNotAllowed } from 'hono/method-not-allowed'
 import type { ResponseCache } from './http/cache/middleware.ts'
 import type { PageRollups } from './services/page-rollups/index.ts'
@@ -46,6 +50,10 @@ export interface AppDeps {
   pageRollups?: PageRollups
   /** The sealed history, when the caller runs one (quarry serve does; see QUARRY_SEALED). */
   sealed?: SealedHistory
+  /** The registry GET /metrics serves (the runtime's, so engine metrics are in it); a fresh one when absent. */
+  metrics?: Metrics
+  /** Request spans (OTEL_EXPORTER_OTLP_ENDPOINT); none when absent. */
+  tracing?: Tracing
 }
 
 /** Builds the whole HTTP application without listening, so tests drive it with app.request(). */
@@ -57,7 +65,11 @@ export function buildApp(deps: AppDeps) {
     },
   })
 
+  const metrics = deps.metrics ?? createMetrics()
+  if (deps.responseCache) metrics.watch({ cache: deps.responseCache.lru })
   app.use('*', requestId)
+  app.use('*', requestContext(deps.tracing))
+  app.use('*', requestMetrics(metrics))
   app.use(
     '*',
     methodNotAllowed({
@@ -70,7 +82,14 @@ export function buildApp(deps: AppDeps) {
   )
   app.use('*', accessLog(deps.logger))
   // Overload is refused here, before any work, so requests cannot pile up in front of the query gate.
-  app.use('*', admission({ limit: admissionLimit(deps.config), exempt: ['/healthz', '/healthz/live', '/healthz/ready'] }))
+  app.use(
+    '*',
+    admission({
+      limit: admissionLimit(deps.config),
+      exempt: ['/healthz', '/healthz/live', '/healthz/ready', '/metrics'],
+      refused: () => metrics.admissionRefusals.inc(),
+    }),
+  )
   app.use('*', async (c, next) => {
     const stats = emptyStats()
     c.set('stats', stats)
@@ -90,7 +109,7 @@ export function buildApp(deps: AppDeps) {
   app.use('/manage/*', apiCors)
 
   // Registered before any /insights or /export route, so it runs before their parameter validation.
-  const auth = createAuth(deps)
+  const auth = createAuth({ ...deps, metrics })
   app.use('/insights/*', auth.authenticate, auth.rateLimit)
   app.use('/insights/:projectId/*', auth.projectFrom('path'))
   app.use('/export/*', auth.authenticate, auth.rateLimit, auth.projectFrom('query'))
@@ -104,6 +123,7 @@ export function buildApp(deps: AppDeps) {
   }
 
   app.route('/', systemRoutes({ runner: deps.runner, shutdown: deps.shutdown }))
+  app.route('/', metricsRoutes({ metrics, token: deps.config.QUARRY_METRICS_TOKEN }))
 
   app.route(
     '/',

@@ -57,6 +57,13 @@ export const configSchema = z.object({
   /** How many proxies in front of Quarry append to X-Forwarded-For; 0 trusts the socket's peer only. */
   QUARRY_TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0).describe('proxies in front that append to X-Forwarded-For'),
   QUARRY_SHUTDOWN_GRACE_S: positiveInt.default(10).describe('how long in-flight requests may finish after SIGTERM, seconds'),
+  /** When set, GET /metrics wants `Authorization: Bearer <this>`; unset, it is open like the health routes. */
+  QUARRY_METRICS_TOKEN: z.string().min(16).optional().describe('GET /metrics wants Authorization: Bearer <this> (16+ characters); unset, it is open'),
+  /** Traces go out over OTLP/HTTP (protobuf) once an endpoint is set; the SDK reads the other OTEL_* variables itself. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional().describe('send traces over OTLP/HTTP to this collector; unset, no tracing'),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional().describe('the traces URL itself, instead of <OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces'),
+  OTEL_SERVICE_NAME: z.string().default('quarry').describe('service.name of the spans'),
+  OTEL_SDK_DISABLED: flag.default(false).describe('1 turns tracing off whatever the endpoint'),
 })
 
 export type Config = z.infer<typeof configSchema>

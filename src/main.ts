@@ -9,7 +9,7 @@ import { DataDirectoryLockedError, EmbeddedEngineMissingError } from './clickhou
 import { openEngine } from './clickhouse/engine/index.ts'
 import { migrate } from './clickhouse/migrate.ts'
 import { applyDotEnv, ConfigError, loadConfig } from './config.ts'
-import { createLogger } from './log.ts'
+import { createLogger, logDestination } from './log.ts'
 import { openRuntime } from './runtime.ts'
 
 /** Help and the version need no configuration: they print even when the environment is invalid. */
@@ -38,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
   applyDotEnv(resolve('.env'))
   const config = loadConfig()
   // Logs go to stderr so that stdout carries only what a command prints for machines.
-  const logger = createLogger(config.LOG_LEVEL, process.stderr)
+  const logger = createLogger(config.LOG_LEVEL, logDestination(process.stderr))
   const open = () => openRuntime(config, logger)
   switch (command) {
     case 'serve':

@@ -8,6 +8,8 @@ import { learnEngineTimezones } from './query/time-range.ts'
 import { configuredPageRollups, type PageRollups } from './services/page-rollups/index.ts'
 import { configuredSealedHistory, type SealedHistory } from './services/sealed/index.ts'
 import { loadSigningKey } from './signing-key.ts'
+import { createMetrics, type Metrics } from './telemetry/metrics.ts'
+import { openTracing, type Tracing } from './telemetry/tracing.ts'
 
 /** The engine and everything that queries it, opened once per process. */
 export interface Runtime {
@@ -21,6 +23,10 @@ export interface Runtime {
   pageRollups?: PageRollups
   /** The sealed history's background builds (QUARRY_SEALED); none when turned off. */
   sealed?: SealedHistory
+  /** The process's Prometheus registry and instruments (GET /metrics). */
+  metrics: Metrics
+  /** OpenTelemetry traces, when an OTLP endpoint is configured. */
+  tracing?: Tracing
   close(): Promise<void>
 }
 
@@ -39,7 +45,10 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     // No query waits for a slot longer than a dashboard query may run: then it is a 503 overloaded.
     maxWaitMs: config.QUARRY_QUERY_TIMEOUT_S * 1000,
   })
-  const runner = createQueryRunner(engine, gate, logger)
+  const metrics = createMetrics({ process: true })
+  metrics.watch({ gate })
+  const tracing = openTracing(config)
+  const runner = createQueryRunner(engine, gate, logger, { metrics, tracing })
   const signingKey = await loadSigningKey(runner, config.QUARRY_SECRET)
   const zones = await runner.rows<{ name: string }>(
     { name: 'time_zones', sql: 'SELECT time_zone AS name FROM system.time_zones', params: {} },
@@ -47,7 +56,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   )
   learnEngineTimezones(zones.map((z) => z.name))
   const pageRollups = configuredPageRollups(config, { runner, logger })
-  const sealed = configuredSealedHistory(config, { runner, logger })
+  const sealed = configuredSealedHistory(config, { runner, logger, metrics })
   return {
     config,
     engine,
@@ -57,9 +66,12 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     signingKey,
     pageRollups,
     sealed,
-    close: () => {
+    metrics,
+    tracing,
+    close: async () => {
       pageRollups?.stop()
       sealed?.stop()
+      await tracing?.shutdown()
       return engine.close()
     },
   }

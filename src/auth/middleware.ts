@@ -7,6 +7,7 @@ import { ApiError } from '../http/errors.ts'
 import { connectionAddress, FailureWindows, rateLimit, RateBuckets, type AddressResolver } from '../http/rate-limit.ts'
 import { isClientId, readCredentials } from './credentials.ts'
 import { cachedProjectLookup, projectAccess, type ProjectSource } from './project-access.ts'
+import type { Metrics } from '../telemetry/metrics.ts'
 import { verifySecret } from './secrets.ts'
 import { createVerifier, type Verification } from './verifier.ts'
 
@@ -23,6 +24,8 @@ export interface AuthDeps {
   runner: QueryRunner
   logger: Logger
   auth?: AuthHooks
+  /** Where refusals are counted. */
+  metrics?: Metrics
 }
 
 // One answer for every kind of bad credentials, so a caller cannot tell which part was wrong.
@@ -50,6 +53,7 @@ export function createAuth(deps: AuthDeps) {
   const refuseIfBlocked = (address: string) => {
     const ms = failures.blockedForMs(address)
     if (ms > 0) {
+      deps.metrics?.rateLimitRefusals.inc({ limit: 'address' })
       const retryAfter = String(Math.max(1, Math.ceil(ms / 1000)))
       const message = `too many failed authentications from this address; retry in ${retryAfter} s`
       throw new ApiError(429, 'rate_limited', message, undefined, { 'Retry-After': retryAfter })
@@ -69,6 +73,7 @@ export function createAuth(deps: AuthDeps) {
       : { ok: false, reason: 'missing' }
     if (!result.ok) {
       failures.fail(address)
+      deps.metrics?.authRefusals.inc({ reason: result.reason })
       logger.info(
         {
           requestId: c.get('requestId'),
@@ -83,6 +88,7 @@ export function createAuth(deps: AuthDeps) {
     }
     const { client } = result
     if (client.type === 'write') {
+      deps.metrics?.authRefusals.inc({ reason: 'write_client' })
       throw new ApiError(403, 'client_type_not_allowed', 'write clients may only send events; use a read or root client')
     }
     c.set('client', { ...client, type: client.type })
@@ -96,6 +102,7 @@ export function createAuth(deps: AuthDeps) {
       new RateBuckets({ limit: config.QUARRY_RATE_LIMIT, windowMs, clock }),
       (c) => c.get('client').id,
       config.QUARRY_RATE_WINDOW_S,
+      () => deps.metrics?.rateLimitRefusals.inc({ limit: 'client' }),
     ),
     projectFrom: (source: ProjectSource) => projectAccess(source, lookup),
   }

@@ -53,7 +53,7 @@ export async function serveCommand(rt: Runtime): Promise<void> {
       { maxBytes: config.QUARRY_RESPONSE_CACHE_MB * 2 ** 20 },
     )
   const stopping = new AbortController()
-  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: VERSION, responseCache, pageRollups: rt.pageRollups, sealed: rt.sealed, shutdown: stopping.signal })
+  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: VERSION, responseCache, pageRollups: rt.pageRollups, sealed: rt.sealed, shutdown: stopping.signal, metrics: rt.metrics, tracing: rt.tracing })
   const host = config.HOST
   const baseUrl = baseUrlOf(config)
   // Built before listening, so the first visit to / does not wait for the bundler.

@@ -30,3 +30,10 @@ export function classifyEngineError(err: unknown): Error {
   }
   return new EngineQueryError(message, code)
 }
+
+/** The class a failure is counted under (quarry_engine_errors_total); the gate's refusals are `overloaded`. */
+export function errorClass(err: Error): 'timeout' | 'unavailable' | 'query' {
+  if (err instanceof QueryTimeoutError) return 'timeout'
+  if (err instanceof EngineUnavailableError) return 'unavailable'
+  return 'query'
+}

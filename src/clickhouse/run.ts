@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
+import { watchStatement, type Telemetry } from '../telemetry/statement.ts'
 import type { Engine } from './engine/index.ts'
-import { classifyEngineError, EngineQueryError, EngineUnavailableError, QueryTimeoutError } from './errors.ts'
-import type { QueryGate } from './gate.ts'
+import { classifyEngineError, EngineQueryError, EngineUnavailableError, errorClass, QueryTimeoutError } from './errors.ts'
+import { OverloadedError, type QueryGate } from './gate.ts'
 import { linkedSignal } from './signals.ts'
 
 /** What one request's queries cost, summed; reported in Server-Timing and X-Quarry-Stats. */
@@ -91,15 +92,25 @@ export function assertReadStatement(sql: string): void {
 /** The caller went away before its turn at the gate: nothing is sent. */
 const cancelledBeforeStart = () => new Error('the request was cancelled before its query started')
 
-export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logger): QueryRunner {
+/** A refusal of the gate itself: the statement never ran, so nothing else counted it. */
+const refusedByGate = (watch: { failed(errorClass: string): void }) => (err: unknown) => {
+  if (err instanceof OverloadedError) watch.failed('overloaded')
+  throw err
+}
+
+export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logger, telemetry?: Telemetry): QueryRunner {
   return {
     async rows<T>(stmt: Statement, opts: RunOptions): Promise<T[]> {
       const queryId = randomUUID()
       const sql = finalSql(stmt, opts, 'JSONEachRow', queryId)
       if (opts.readonly !== false) assertReadStatement(stmt.sql)
       const asked = performance.now()
+      const watch = watchStatement(telemetry, stmt.name)
       return gate.run(async () => {
-        if (opts.signal?.aborted) throw cancelledBeforeStart()
+        if (opts.signal?.aborted) {
+          watch.failed('cancelled')
+          throw cancelledBeforeStart()
+        }
         const started = performance.now()
         const budgetMs = readDeadlineMs(opts.timeoutS) - (engine.mode === 'embedded' ? started - asked : 0)
         const deadline = AbortSignal.timeout(Math.max(1, Math.round(budgetMs)))
@@ -122,6 +133,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
             opts.stats.bytesRead += bytesRead
             opts.stats.queries += 1
           }
+          watch.done(elapsed, { rows: rowsRead, bytes: bytesRead })
           logger.debug({ query: stmt.name, queryId, ms: Math.round(elapsed * 10) / 10, rowsRead, bytesRead }, 'query')
           return text
             .split('\n')
@@ -133,6 +145,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
             // connection until it writes; chDB's call only stops waiting). The slot is held until then.
             await engine.kill(queryId).catch(() => {})
             logger.debug({ query: stmt.name, queryId, ms: Math.round(performance.now() - started) }, 'query cancelled')
+            watch.failed('cancelled')
             throw classifyEngineError(err)
           }
           let classified: Error
@@ -145,12 +158,13 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
             await engine.kill(queryId).catch(() => {})
             classified = new QueryTimeoutError(`not done within ${Math.round(performance.now() - asked)} ms of asking for a slot`)
           }
+          watch.failed(errorClass(classified))
           logger.warn({ query: stmt.name, queryId, err: classified.message }, 'query failed')
           throw classified
         } finally {
           linked.done()
         }
-      })
+      }).catch(refusedByGate(watch))
     },
 
     stream(stmt: Statement, format: string, opts: RunOptions): AsyncIterable<Uint8Array> {
@@ -158,6 +172,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
       const sql = finalSql(stmt, opts, format, queryId)
       return (async function* () {
         if (opts.readonly !== false) assertReadStatement(stmt.sql)
+        const watch = watchStatement(telemetry, stmt.name)
         // The slot is held for the whole stream, so a long export counts against the gate.
         let release: () => void = () => {}
         await new Promise<void>((acquired, refused) => {
@@ -167,7 +182,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
               return new Promise<void>((done) => (release = done))
             })
             .catch(refused)
-        })
+        }).catch(refusedByGate(watch))
         const started = performance.now()
         let bytes = 0
         // The generator may sit at a yield for good if its consumer left without returning it (a
@@ -179,6 +194,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
           void kill()
         }
         opts.signal?.addEventListener('abort', onAbort, { once: true })
+        let failed = false
         try {
           if (opts.signal?.aborted) throw cancelledBeforeStart()
           for await (const chunk of engine.streamRaw({ sql, params: stmt.params, queryId, signal: opts.signal })) {
@@ -186,8 +202,13 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
             yield chunk
           }
         } catch (err) {
-          throw classifyEngineError(err)
+          failed = true
+          const classified = classifyEngineError(err)
+          watch.failed(opts.signal?.aborted ? 'cancelled' : errorClass(classified))
+          throw classified
         } finally {
+          if (!failed && opts.signal?.aborted) watch.failed('cancelled')
+          else if (!failed) watch.done(performance.now() - started)
           opts.signal?.removeEventListener('abort', onAbort)
           release()
           if (opts.signal?.aborted) await kill()
@@ -198,13 +219,17 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
 
     async command(stmt: Statement): Promise<void> {
       const started = performance.now()
+      const watch = watchStatement(telemetry, stmt.name)
       try {
         // Sent as written: a trailing SETTINGS clause would be table settings on DDL and a
         // syntax error after INSERT … VALUES.
         await engine.client.command({ query: stmt.sql, query_params: stmt.params })
+        watch.done(performance.now() - started)
         logger.debug({ query: stmt.name, ms: Math.round(performance.now() - started) }, 'command')
       } catch (err) {
-        throw classifyEngineError(err)
+        const classified = classifyEngineError(err)
+        watch.failed(errorClass(classified))
+        throw classified
       }
     },
   }

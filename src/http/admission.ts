@@ -10,12 +10,15 @@ import { OverloadedError } from '../clickhouse/gate.ts'
  * is refused at once with 503 overloaded, which costs next to nothing, so memory and waiting stay
  * bounded whatever arrives. `exempt` paths (liveness) are never refused.
  */
-export function admission(opts: { limit: number; exempt?: readonly string[] }) {
+export function admission(opts: { limit: number; exempt?: readonly string[]; refused?: () => void }) {
   let inFlight = 0
   const exempt = new Set(opts.exempt ?? [])
   const middleware = createMiddleware<AppEnv>(async (c, next) => {
     if (exempt.has(c.req.path)) return next()
-    if (inFlight >= opts.limit) throw new OverloadedError()
+    if (inFlight >= opts.limit) {
+      opts.refused?.()
+      throw new OverloadedError()
+    }
     inFlight++
     try {
       await next()

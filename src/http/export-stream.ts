@@ -1,4 +1,5 @@
 import type { Context } from 'hono'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Logger } from 'pino'
 import type { AppEnv } from '../app-env.ts'
 import { concatArrowStream } from './arrow-concat.ts'
@@ -46,11 +47,15 @@ export async function streamResponse(c: Context<AppEnv>, out: StreamedExport): P
     throw err
   }
   let bytes = 0
+  let lines = 0
+  // JSONEachRow escapes newlines inside values: each one ends a row. Other formats count bytes only.
+  const byLine = out.format === 'ndjson'
   async function* raw() {
     try {
       if (out.prefix) yield out.prefix
       for (let next = first; !next.done; next = await chunks.next()) {
         bytes += next.value.byteLength
+        if (byLine) lines += newlines(next.value)
         yield next.value
       }
     } finally {
@@ -68,6 +73,9 @@ export async function streamResponse(c: Context<AppEnv>, out: StreamedExport): P
     if (settled) return
     settled = true
     detach()
+    const metrics = c.get('metrics')
+    metrics?.exportBytes.inc({ format: out.format }, bytes)
+    if (byLine) metrics?.exportRows.inc({ format: out.format }, lines)
     out.logger[outcome === 'failed' ? 'warn' : 'info'](
       { requestId, format: out.format, gzip, outcome, bytes, ms: Math.round(performance.now() - started), ...(err ? { err: String(err) } : {}) },
       'export stream',
@@ -76,7 +84,9 @@ export async function streamResponse(c: Context<AppEnv>, out: StreamedExport): P
 
   const body = new ReadableStream<Uint8Array>(
     {
-      async pull(controller) {
+      // Bound to the request's context: the server pulls from its own, and the log lines and spans
+      // of the stream's end belong to the request.
+      pull: AsyncLocalStorage.bind(async (controller: ReadableStreamDefaultController<Uint8Array>) => {
         try {
           const next = await source.next()
           if (next.done) {
@@ -91,8 +101,8 @@ export async function streamResponse(c: Context<AppEnv>, out: StreamedExport): P
           // Headers are gone: the only signal left is an unfinished response.
           controller.error(err)
         }
-      },
-      async cancel() {
+      }),
+      cancel: AsyncLocalStorage.bind(async () => {
         abort.abort(new Error('the client went away'))
         try {
           await source.return(undefined)
@@ -100,12 +110,20 @@ export async function streamResponse(c: Context<AppEnv>, out: StreamedExport): P
           // The stream is over either way.
         }
         finish('cancelled')
-      },
+      }),
     },
     { highWaterMark: 1 },
   )
 
   return c.body(body, 200, { ...attachmentHeaders(out), ...(gzip ? { 'Content-Encoding': 'gzip' } : {}) })
+}
+
+const NEWLINE = 0x0a
+
+function newlines(chunk: Uint8Array): number {
+  let n = 0
+  for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, at + 1)) n++
+  return n
 }
 
 /** The headers of a streamed export, also what HEAD answers. */

@@ -128,7 +128,7 @@ export class FailureWindows {
 }
 
 /** Every response after it carries the RateLimit-* headers of `keyOf`'s bucket; beyond it → 429. */
-export const rateLimit = (buckets: RateBuckets, keyOf: (c: Context<AppEnv>) => string, windowS: number) =>
+export const rateLimit = (buckets: RateBuckets, keyOf: (c: Context<AppEnv>) => string, windowS: number, refused?: () => void) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const d = buckets.take(keyOf(c))
     const headers = {
@@ -137,6 +137,7 @@ export const rateLimit = (buckets: RateBuckets, keyOf: (c: Context<AppEnv>) => s
       'RateLimit-Reset': String(d.resetS),
     }
     if (!d.allowed) {
+      refused?.()
       throw new ApiError(
         429,
         'rate_limited',

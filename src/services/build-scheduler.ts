@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Logger } from 'pino'
 
 export interface BuildSchedulerOptions {
@@ -25,6 +26,11 @@ export class BuildScheduler {
   /** Per project, how long its last kept build took. */
   private readonly buildMs = new Map<string, number>()
   private stopped = false
+  /**
+   * The context the scheduler was made in, outside any request: a build runs there, so neither its
+   * log lines nor its spans are taken for those of the request that happened to start it.
+   */
+  private readonly detached = AsyncLocalStorage.snapshot()
 
   constructor(private readonly o: BuildSchedulerOptions) {}
 
@@ -37,7 +43,7 @@ export class BuildScheduler {
   run(projectId: string, build: () => Promise<number | undefined>): Promise<void> {
     const running = this.building.get(projectId)
     if (running) return running
-    const started = build()
+    const started = this.detached(build)
       .then((ms) => {
         if (ms !== undefined) this.buildMs.set(projectId, ms)
       })

@@ -33,5 +33,5 @@ export async function openTestRuntime(overrides: Record<string, string> = {}): P
 }
 
 export function testApp(rt: Runtime, extra: Partial<AppDeps> = {}) {
-  return buildApp({ config: rt.config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, ...extra })
+  return buildApp({ config: rt.config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, metrics: rt.metrics, tracing: rt.tracing, ...extra })
 }

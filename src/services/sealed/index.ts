@@ -2,6 +2,7 @@ import { DateTime } from 'luxon'
 import type { Logger } from 'pino'
 import type { QueryRunner } from '../../clickhouse/run.ts'
 import type { Config } from '../../config.ts'
+import type { Metrics } from '../../telemetry/metrics.ts'
 import { newestClosing } from '../../query/page-rollup.ts'
 import {
   readSealedLatest,
@@ -41,6 +42,8 @@ export interface SealedHistoryOptions {
   rebuildIntervalMs?: number
   /** Write the live sessions once per state of the events after C for requests to read (default); or each request computes them. */
   liveSnapshots?: boolean
+  /** Where the lag behind C and the build durations are reported. */
+  metrics?: Metrics
 }
 
 const DEFAULT_BUILD_TIMEOUT_S = 900
@@ -49,7 +52,7 @@ const DEFAULT_REBUILD_INTERVAL_MS = 5 * 60_000
 /** The sealed history `quarry serve` runs with, or none when QUARRY_SEALED=0. */
 export function configuredSealedHistory(
   config: Pick<Config, 'QUARRY_SEALED' | 'QUARRY_QUERY_TIMEOUT_S'>,
-  deps: Pick<SealedHistoryOptions, 'runner' | 'logger'> & { now?: () => Date },
+  deps: Pick<SealedHistoryOptions, 'runner' | 'logger' | 'metrics'> & { now?: () => Date },
 ): SealedHistory | undefined {
   if (!config.QUARRY_SEALED) return undefined
   return new SealedHistory({ now: () => new Date(), ...deps, queryTimeoutS: config.QUARRY_QUERY_TIMEOUT_S })
@@ -57,8 +60,10 @@ export function configuredSealedHistory(
 
 export class SealedHistory {
   private readonly planner: BuildPlanner<SealedBuild, SealedLatestRow>
-  private readonly opts: Required<SealedHistoryOptions>
+  private readonly opts: Required<Omit<SealedHistoryOptions, 'metrics'>> & Pick<SealedHistoryOptions, 'metrics'>
   private readonly builds: BuildScheduler
+  /** Per project, the C of the newest build seen: read by a request or just built. */
+  private readonly sealedUntil = new Map<string, Date>()
 
   constructor(opts: SealedHistoryOptions) {
     this.opts = { buildTimeoutS: DEFAULT_BUILD_TIMEOUT_S, rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS, liveSnapshots: true, ...opts }
@@ -69,6 +74,7 @@ export class SealedHistory {
       ...(this.opts.liveSnapshots ? { snapshot: sealedLiveWriteStatement } : {}),
     })
     this.builds = new BuildScheduler({ logger: opts.logger, what: 'sealed history', rebuildIntervalMs: this.opts.rebuildIntervalMs, ended: (id) => this.planner.forget(id) })
+    opts.metrics?.watch({ sealedUntil: () => this.sealedUntil })
   }
 
   /**
@@ -80,6 +86,7 @@ export class SealedHistory {
     const planning = { ...run, timeoutS: this.opts.queryTimeoutS }
     const schedule = run.runner.dryRun ? () => {} : () => this.schedule(projectId)
     const build = await this.planner.newest(projectId, planning)
+    if (build && !run.runner.dryRun) this.sealedUntil.set(projectId, build.closedAt.toJSDate())
     if (!build || this.behind(projectId, build)) schedule()
     if (!build) return undefined
     if (await this.planner.holds(projectId, build, planning)) {
@@ -119,6 +126,15 @@ export class SealedHistory {
   }
 
   private buildOf(projectId: string) {
-    return () => sealProject(projectId, { runner: this.opts.runner, logger: this.opts.logger, closedAt: this.closing(), timeoutS: this.opts.buildTimeoutS })
+    const durations = this.opts.metrics?.sealedBuildDuration
+    return async () => {
+      const closedAt = this.closing()
+      const ms = await sealProject(projectId, { runner: this.opts.runner, logger: this.opts.logger, closedAt, timeoutS: this.opts.buildTimeoutS })
+      if (ms !== undefined) {
+        durations?.observe({ project: projectId }, ms / 1000)
+        this.sealedUntil.set(projectId, closedAt.toJSDate())
+      }
+      return ms
+    }
   }
 }
