@@ -224,6 +224,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics of this instance (text exposition format 0.0.4)
+         * @description Quarry's own metrics, not OpenPanel's `/insights/{projectId}/metrics`. Open like the health routes unless QUARRY_METRICS_TOKEN is set, then `Authorization: Bearer <token>`; never refused by admission control or rate limits.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every metric of this instance */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description QUARRY_METRICS_TOKEN is set and the request does not carry it */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/insights/{projectId}/metrics": {
         parameters: {
             query?: never;
@@ -5693,6 +5743,8 @@ export interface paths {
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
                         "X-Quarry-Timezone"?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         /** @description With previous=true: the previous window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Previous-Range"?: string;
                         [name: string]: unknown;
@@ -6139,27 +6191,6 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Service Unavailable */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Gateway Timeout */
-                504: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
             };
         };
         put?: never;
@@ -6250,27 +6281,6 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Service Unavailable */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Gateway Timeout */
-                504: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
             };
         };
         put?: never;
@@ -6303,6 +6313,19 @@ export interface components {
             ready: boolean;
             reason?: string;
         };
+        Error: {
+            status: number;
+            /** @description HTTP reason phrase */
+            error: string;
+            /** @description Stable snake_case code */
+            code: string;
+            message: string;
+            details?: {
+                path: string;
+                message: string;
+            }[];
+            requestId: string;
+        };
         Metrics: {
             metrics: {
                 unique_visitors: number;
@@ -6332,19 +6355,6 @@ export interface components {
                 views_per_session: number;
                 total_revenue: number;
             };
-        };
-        Error: {
-            status: number;
-            /** @description HTTP reason phrase */
-            error: string;
-            /** @description Stable snake_case code */
-            code: string;
-            message: string;
-            details?: {
-                path: string;
-                message: string;
-            }[];
-            requestId: string;
         };
         Filter: {
             name: string;
@@ -6497,7 +6507,7 @@ export interface components {
             /** @description ISO 8601, UTC */
             createdAt: string;
             /** @description Always null: Quarry does not schedule deletions */
-            deleteAt: null;
+            deleteAt: string | null;
         };
         ProjectOne: {
             data: components["schemas"]["Project"];
