@@ -399,6 +399,12 @@ describe('real responses match the document', () => {
     expect(await body('/healthcheck', await down.request('/healthcheck'), 503)).toMatchObject({ ready: false, failedDependencies: ['ch'] })
   })
 
+  it('GET /metrics: 200 in the text format, 401 in the envelope when a token is set and not sent', async () => {
+    expect((await validator.check('get', '/metrics', await app.request('/metrics'))).status).toBe(200)
+    const guarded = testApp(rt, { config: { ...rt.config, QUARRY_METRICS_TOKEN: 'metrics-token-0123456789' } })
+    expect((await validator.check('get', '/metrics', await guarded.request('/metrics'))).status).toBe(401)
+  })
+
   it('exercised every documented status of every operation', () => {
     const missing = operationsOf(doc).flatMap(({ method, path, operation }) =>
       Object.keys(operation.responses)
