@@ -79,7 +79,7 @@ function expectTiles(shown: Record<string, { value: number; previous: number }>,
 const tableOf = (page: Page, widget: string) =>
   page.$$eval(`[data-widget="${widget}"] tbody tr`, (rows) => rows.map((r) => [r.querySelector('th .name')!.textContent, r.querySelector('td')!.textContent]))
 
-const api = (path: string, as = root) => requestAs({ request: (url: string, init?: RequestInit) => fetch(new URL(url, base), init) }, path, as)
+const api = (path: string, as = root) => requestAs({ request: (url: string | URL | Request, init?: RequestInit) => fetch(new URL(String(url), base), init) }, path, as)
 
 describe.skipIf(!hasChromium)('the explorer in a headless browser', () => {
   it('signs in by link, clears the fragment and shows the model\'s numbers, equal to the API\'s', { timeout: 90_000 }, async () => {

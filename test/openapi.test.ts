@@ -363,6 +363,25 @@ describe('real responses match the document', () => {
     await expectError(undefined, await get(app, '/insights/alpha/no_such_dimension', clients.root), 404, 'not_found')
   })
 
+  it('/manage/projects and /manage/projects/{id}: 200 for root, 400, 401, 403 for read and write clients, 404, 429', async () => {
+    const manage = [
+      ['/manage/projects', '/manage/projects'],
+      ['/manage/projects/{id}', '/manage/projects/beta'],
+    ] as const
+    for (const [path, url] of manage) {
+      const checked = await validator.check('get', path, await get(app, url, clients.root))
+      expect(checked.status, checked.text).toBe(200)
+      await expectError(path, await get(app, `${url}?limit=1`, clients.root), 400, 'invalid_parameters')
+      await expectError(path, await get(app, url), 401, 'invalid_credentials')
+      await expectError(path, await get(app, url, clients.read), 403, 'client_type_not_allowed')
+      await expectError(path, await get(app, url, clients.write), 403, 'client_type_not_allowed')
+    }
+    await expectError('/manage/projects/{id}', await get(app, '/manage/projects/gamma', clients.root), 404, 'project_not_found')
+    const tiny = testApp(rt, { now: () => NOW, config: { ...rt.config, QUARRY_RATE_LIMIT: 1, QUARRY_RATE_WINDOW_S: 3600 } })
+    expect((await get(tiny, '/manage/projects', clients.root)).status).toBe(200)
+    for (const [path, url] of manage) await expectError(path, await get(tiny, url, clients.root), 429, 'rate_limited')
+  })
+
   it('/healthz and /readyz: 200, and 503 with Retry-After when the engine does not answer', async () => {
     expect((await validator.check('get', '/healthz', await app.request('/healthz'))).body).toEqual({ status: 'ok' })
     expect((await validator.check('get', '/readyz', await app.request('/readyz'))).body).toEqual({ status: 'ready' })

@@ -24,6 +24,6 @@ export function shapeProject(row: ProjectRow) {
     timezone: row.timezone,
     createdAt: `${row.created_at.replace(' ', 'T')}Z`,
     // Quarry never schedules a project's deletion.
-    deleteAt: null,
+    deleteAt: null as string | null,
   }
 }

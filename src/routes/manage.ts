@@ -12,11 +12,19 @@ const Project = z
     organizationId: z.string(),
     timezone: z.string().openapi({ description: 'IANA timezone the project\'s ranges resolve in (Quarry\'s own field)' }),
     createdAt: z.string().openapi({ description: 'ISO 8601, UTC' }),
-    deleteAt: z.null().openapi({ description: 'Always null: Quarry does not schedule deletions' }),
+    deleteAt: z.string().nullable().openapi({ description: 'Always null: Quarry does not schedule deletions' }),
   })
   .openapi('Project', { description: "OpenPanel's project object, with the fields Quarry stores" })
 
-const MANAGE_ERRORS = [401, 403, 429, 503, 504]
+const MANAGE_ERRORS = [400, 401, 403, 429]
+
+/** What the shared middleware adds once a client is authenticated (rate limit) and a query ran. */
+const HEADERS = Object.fromEntries(
+  ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Server-Timing', 'X-Quarry-Stats'].map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+)
+
+const withHeaders = (responses: ReturnType<typeof errorResponses>) =>
+  Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, { ...response, headers: HEADERS }]))
 
 const listProjects = createRoute({
   method: 'get',
@@ -26,8 +34,8 @@ const listProjects = createRoute({
   security: SECURITY,
   request: { query: z.object({}).strict() },
   responses: {
-    200: { description: 'The projects', content: { 'application/json': { schema: z.object({ data: z.array(Project) }).openapi('ProjectList') } } },
-    ...errorResponses([400, ...MANAGE_ERRORS]),
+    200: { description: 'The projects', headers: HEADERS, content: { 'application/json': { schema: z.object({ data: z.array(Project) }).openapi('ProjectList') } } },
+    ...withHeaders(errorResponses(MANAGE_ERRORS)),
   },
 })
 
@@ -39,8 +47,8 @@ const getProject = createRoute({
   security: SECURITY,
   request: { params: z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' } }) }), query: z.object({}).strict() },
   responses: {
-    200: { description: 'The project', content: { 'application/json': { schema: z.object({ data: Project }).openapi('ProjectOne') } } },
-    ...errorResponses([400, 404, ...MANAGE_ERRORS]),
+    200: { description: 'The project', headers: HEADERS, content: { 'application/json': { schema: z.object({ data: Project }).openapi('ProjectOne') } } },
+    ...withHeaders(errorResponses([...MANAGE_ERRORS, 404])),
   },
 })
 

@@ -6144,6 +6144,11 @@ export interface paths {
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6154,6 +6159,11 @@ export interface paths {
                 400: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6164,6 +6174,11 @@ export interface paths {
                 401: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6174,6 +6189,11 @@ export interface paths {
                 403: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6185,6 +6205,11 @@ export interface paths {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6224,6 +6249,11 @@ export interface paths {
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6234,6 +6264,11 @@ export interface paths {
                 400: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6244,6 +6279,11 @@ export interface paths {
                 401: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6254,6 +6294,11 @@ export interface paths {
                 403: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6264,6 +6309,11 @@ export interface paths {
                 404: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6275,6 +6325,11 @@ export interface paths {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
                     };
                     content: {
