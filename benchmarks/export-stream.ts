@@ -1,16 +1,20 @@
 /**
- * Export throughput and memory of GET /export/events?format=csv|ndjson over real HTTP.
+ * Export throughput and memory of GET /export/events?format=csv|ndjson|parquet|arrow over real HTTP.
  * Seeds N events (default 10M) with INSERT … SELECT FROM numbers() into a fresh embedded engine in
  * a temporary directory, starts the server with listen(), downloads each export with fetch from a
  * child process while sampling this (the server's) RSS — chDB runs in this process, so
  * ClickHouse's memory counts too — and writes benchmarks/results/export-stream-<rows>.json.
+ * Parquet and Arrow files go to disk; once timed, DuckDB and apache-arrow count their rows.
  *   npx tsx benchmarks/export-stream.ts [--rows 10000000] [--keep] [--dir <kept data directory>]
+ *     [--cases csv,parquet,arrow] (names up to the first space; default all) [--out <file name>]
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { DuckDBInstance } from '@duckdb/node-api'
+import { RecordBatchReader } from 'apache-arrow'
 import { buildApp } from '../src/app.ts'
 import { createClientRow } from '../src/auth/clients.ts'
 import { loadConfig } from '../src/config.ts'
@@ -20,7 +24,13 @@ import { openRuntime } from '../src/runtime.ts'
 import { listen } from '../src/server.ts'
 
 const { values } = parseArgs({
-  options: { rows: { type: 'string', default: '10000000' }, keep: { type: 'boolean', default: false }, dir: { type: 'string' } },
+  options: {
+    rows: { type: 'string', default: '10000000' },
+    keep: { type: 'boolean', default: false },
+    dir: { type: 'string' },
+    cases: { type: 'string' },
+    out: { type: 'string' },
+  },
 })
 const ROWS = Number(values.rows)
 const CHUNK = 1_000_000
@@ -121,33 +131,64 @@ interface Case {
   name: string
   query: string
   encoding?: string
+  /** A binary format: saved to a file, its rows counted by an independent reader after the timing. */
+  rows?: (path: string) => Promise<number>
 }
-const cases: Case[] = [
+
+const parquetRows = async (path: string) => {
+  const db = await DuckDBInstance.create(':memory:')
+  const conn = await db.connect()
+  try {
+    const [row] = (await conn.runAndReadAll(`SELECT count(*) AS n FROM read_parquet('${path}')`)).getRowObjectsJS()
+    return Number(row!.n)
+  } finally {
+    conn.closeSync()
+    db.closeSync()
+  }
+}
+const arrowRows = async (path: string) => {
+  let n = 0
+  for await (const batch of await RecordBatchReader.from(createReadStream(path))) n += batch.numRows
+  return n
+}
+
+const ALL_CASES: Case[] = [
   { name: 'csv', query: 'format=csv' },
   { name: 'ndjson', query: 'format=ndjson' },
   { name: 'ndjson +properties,geo,device,referrer', query: 'format=ndjson&includes=properties,geo,device,referrer' },
   { name: 'ndjson +profile,meta (joins)', query: 'format=ndjson&includes=profile,meta' },
   { name: 'csv, gzip (Accept-Encoding)', query: 'format=csv', encoding: 'gzip' },
+  { name: 'parquet', query: 'format=parquet', rows: parquetRows },
+  { name: 'parquet +properties,geo,device,referrer', query: 'format=parquet&includes=properties,geo,device,referrer', rows: parquetRows },
+  { name: 'arrow', query: 'format=arrow', rows: arrowRows },
+  { name: 'arrow +properties,geo,device,referrer', query: 'format=arrow&includes=properties,geo,device,referrer', rows: arrowRows },
 ]
+const chosen = values.cases?.split(',').map((c) => c.trim())
+const cases = chosen ? ALL_CASES.filter((c) => chosen.includes(c.name.split(' ')[0]!.replace(/,$/, ''))) : ALL_CASES
 
 /** The client: another process, so its buffers are not counted as the server's memory. */
 const CLIENT = `
-const [url, headers] = [process.argv[1], JSON.parse(process.argv[2])]
+import { openSync, writeSync, closeSync } from 'node:fs'
+const [url, headers, file] = [process.argv[1], JSON.parse(process.argv[2]), process.argv[3]]
+const fd = file ? openSync(file, 'w') : undefined
 const started = performance.now()
 const res = await fetch(url, { headers })
 let firstByteMs = 0, bytes = 0, lines = 0, peak = 0
 for await (const chunk of res.body) {
   if (bytes === 0) firstByteMs = performance.now() - started
   bytes += chunk.byteLength
-  for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++
+  if (fd !== undefined) writeSync(fd, chunk)
+  else for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++
   peak = Math.max(peak, process.memoryUsage.rss())
 }
+if (fd !== undefined) closeSync(fd)
 process.stdout.write(JSON.stringify({ status: res.status, firstByteMs, bytes, lines, seconds: (performance.now() - started) / 1000, clientRss: peak }))
 `
 
-function download(url: string, requestHeaders: Record<string, string>) {
+function download(url: string, requestHeaders: Record<string, string>, file?: string) {
   return new Promise<{ status: number; firstByteMs: number; bytes: number; lines: number; seconds: number; clientRss: number }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', CLIENT, url, JSON.stringify(requestHeaders)], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const args = ['--input-type=module', '-e', CLIENT, url, JSON.stringify(requestHeaders), ...(file ? [file] : [])]
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     child.stdout.on('data', (d: Buffer) => (out += d.toString()))
     child.on('error', reject)
@@ -163,10 +204,12 @@ for (const c of cases) {
   let peak = baseline
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20)
   // fetch decodes gzip; the counted bytes are the decoded export.
-  const d = await download(`${base}?${c.query}`, { ...headers, 'accept-encoding': c.encoding ?? 'identity' })
+  const file = c.rows ? join(dir, 'export.out') : undefined
+  const d = await download(`${base}?${c.query}`, { ...headers, 'accept-encoding': c.encoding ?? 'identity' }, file)
   clearInterval(sampler)
   if (d.status !== 200) throw new Error(`${c.name}: ${d.status}`)
-  const rows = c.query.includes('csv') ? d.lines - 1 : d.lines
+  const rows = c.rows ? await c.rows(file!) : c.query.includes('csv') ? d.lines - 1 : d.lines
+  if (file) rmSync(file)
   if (rows !== count) throw new Error(`${c.name}: ${rows} rows, expected ${count}`)
   const result = {
     case: c.name,
@@ -194,10 +237,13 @@ const report = {
   parts,
   rss_after_seed_mb: Math.round(startRss / MB),
   load_average: loadavg().map((l) => +l.toFixed(2)),
-  note: 'Server RSS includes chDB (in process); the client is a separate node process using fetch. Bytes are the decoded export.',
+  note:
+    'Server RSS includes chDB (in process); the client is a separate node process using fetch. Bytes are the decoded export. ' +
+    'Parquet and Arrow bodies are written to a file by the client and their rows counted afterwards (DuckDB, apache-arrow). ' +
+    'The machine has 2 cores shared with other engineers running tests: see load_average.',
   results,
 }
-const out = new URL(`./results/export-stream-${ROWS >= 1_000_000 ? `${ROWS / 1_000_000}M` : ROWS}.json`, import.meta.url)
+const out = new URL(`./results/${values.out ?? `export-stream-${ROWS >= 1_000_000 ? `${ROWS / 1_000_000}M` : ROWS}`}.json`, import.meta.url)
 writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`)
 console.log(`written ${out.pathname}`)
 await server.shutdown(1000)

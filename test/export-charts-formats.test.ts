@@ -155,7 +155,7 @@ describe('/export/charts as rows', () => {
   it.each([true, false])('ndjson and csv: one row per series point (previous=%s)', async (previous) => {
     const want = expectedPoints(previous, await seriesIds())
     expect(want.length).toBe(27)
-    const extra = previous ? { previous: 'true' } : {}
+    const extra: Record<string, string> = previous ? { previous: 'true' } : {}
     const nd = await get({ ...extra, format: 'ndjson' })
     expect(nd.res.headers.get('content-disposition')).toBe(
       `attachment; filename="chart-${PROJECT}-20260324T230000Z-20260402T220000Z.ndjson"`,

@@ -1,3 +1,6 @@
+import { RecordBatchReader } from 'apache-arrow'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { join } from 'node:path'
 import { DateTime } from 'luxon'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -6,9 +9,11 @@ import type { QueryRunner } from '../src/clickhouse/run.ts'
 import { createProject } from '../src/projects.ts'
 import { listen, type RunningServer } from '../src/server.ts'
 import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
+import { readParquetFile } from './support/columnar-readers.ts'
 
-// Whole-result exports of a million events: bounded memory, backpressure, and a client that
-// goes away. The rows are generated inside ClickHouse (INSERT … SELECT FROM numbers).
+// Whole-result exports of a million events: bounded memory, backpressure, a client that goes
+// away, and one that resumes a cut download. The rows are generated inside ClickHouse
+// (INSERT … SELECT FROM numbers).
 
 const PROJECT = 'bulk'
 const ORG = 'org-bulk'
@@ -168,12 +173,182 @@ describe('streaming a million events', () => {
     const res = await fetch(`${base}/export/events?format=ndjson&start=2026-03-09T00:00:00Z`, { headers })
     const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as { createdAt: string; id: string })
     const [{ count }] = (await rt.runner.rows<{ count: number }>(
-      { name: 't', sql: "SELECT count() AS count FROM events WHERE project_id = {p:String} AND created_at >= '2026-03-09 00:00:00'", params: { p: PROJECT } },
+      { name: 't', sql: "SELECT count() AS count FROM events WHERE project_id = {p:String} AND created_at >= '2026-03-09 00:00:00' AND created_at < '2026-03-10 12:00:00'", params: { p: PROJECT } },
       { timeoutS: 30 },
     )) as [{ count: number }]
     expect(lines.length).toBe(count)
     for (let i = 1; i < lines.length; i++) expect(lines[i]!.createdAt <= lines[i - 1]!.createdAt).toBe(true)
   }, 120_000)
+})
+
+describe('columnar formats over a million events', () => {
+  /** Downloads a binary export to a file over real HTTP, sampling RSS all along. */
+  async function downloadFile(query: string): Promise<Measured & { path: string }> {
+    const baseline = process.memoryUsage.rss()
+    let peak = baseline
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 25)
+    const started = performance.now()
+    const res = await fetch(`${base}/export/events?${query}`, { headers: { ...headers, 'accept-encoding': 'gzip' } })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-encoding')).toBeNull()
+    const path = join(rt.dir, `export-${Math.random().toString(36).slice(2)}`)
+    const out = createWriteStream(path)
+    let bytes = 0
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      bytes += chunk.byteLength
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()))
+      peak = Math.max(peak, process.memoryUsage.rss())
+    }
+    await new Promise<void>((r) => out.end(() => r()))
+    const seconds = (performance.now() - started) / 1000
+    clearInterval(sampler)
+    return {
+      path,
+      rows: 0,
+      bytes,
+      seconds,
+      rssGrowthMb: (peak - baseline) / MB,
+      rowsPerS: Math.round(ROWS / seconds),
+      mbPerS: +(bytes / MB / seconds).toFixed(1),
+    }
+  }
+
+  it('parquet: one file of many row groups holding every event once, RSS growth under 256 MB', async () => {
+    const m = await downloadFile('format=parquet&includes=properties,geo,referrer')
+    expect(m.rssGrowthMb).toBeLessThan(256)
+    const read = await readParquetFile(m.path, 'SELECT count(*) AS n, count(DISTINCT id) AS ids, epoch_ms(max(createdAt)) AS newest FROM t')
+    expect(read).toEqual([{ n: ROWS, ids: ROWS, newest: Date.parse('2026-03-10T11:59:59.999Z') }])
+    const groups = await readParquetFile(m.path, 'SELECT count(DISTINCT row_group_id) AS groups FROM parquet_metadata(t_path)')
+    expect(groups[0]!.groups).toBeGreaterThan(1)
+    console.log(`parquet 1M rows (+properties,geo,referrer): ${m.rowsPerS} rows/s, ${(m.bytes / MB).toFixed(0)} MB in ${m.seconds.toFixed(1)} s, RSS growth ${m.rssGrowthMb.toFixed(0)} MB`)
+    await until(() => rt.gate.active === 0)
+  }, 300_000)
+
+  it('arrow: one stream of many record batches holding every event, RSS growth under 256 MB', async () => {
+    const m = await downloadFile('format=arrow&includes=properties,geo,referrer')
+    expect(m.rssGrowthMb).toBeLessThan(256)
+    const reader = await RecordBatchReader.from(createReadStream(m.path))
+    let rows = 0
+    let batches = 0
+    for await (const batch of reader) {
+      rows += batch.numRows
+      batches++
+    }
+    expect(rows).toBe(ROWS)
+    expect(batches).toBeGreaterThan(1)
+    console.log(`arrow 1M rows (+properties,geo,referrer): ${m.rowsPerS} rows/s, ${(m.bytes / MB).toFixed(0)} MB in ${m.seconds.toFixed(1)} s, RSS growth ${m.rssGrowthMb.toFixed(0)} MB`)
+    await until(() => rt.gate.active === 0)
+  }, 300_000)
+})
+
+describe('a cut download resumed with after=<last event id>, while inserts run', () => {
+  const WINDOW = 'start=2026-02-01&end=2026-03-10T11:59:59.999Z'
+
+  /** Live traffic meanwhile: events of now (after the window's end) and of another project. */
+  function insertsRunning() {
+    let stop = false
+    let batches = 0
+    const done = (async () => {
+      while (!stop) {
+        const at = NOW.plus({ minutes: batches }).toFormat('yyyy-LL-dd HH:mm:ss.SSS')
+        await rt.runner.command({
+          name: 'live_events',
+          sql: `INSERT INTO events (id, name, device_id, profile_id, project_id, session_id, created_at)
+                SELECT generateUUIDv4(number), 'live', 'dev-live', 'dev-live', if(number % 2 = 0, {project:String}, 'elsewhere'), 'live', {at:DateTime64(3, 'UTC')}
+                FROM numbers(500)`,
+          params: { project: PROJECT, at },
+        })
+        batches++
+        await new Promise((r) => setTimeout(r, 20))
+      }
+    })()
+    return {
+      async stop() {
+        stop = true
+        await done
+        return batches
+      },
+    }
+  }
+
+  async function ndjsonIds(query: string, stopAfterRows = Infinity): Promise<string[]> {
+    const abort = new AbortController()
+    const res = await fetch(`${base}/export/events?${query}`, { headers: { ...headers, 'accept-encoding': 'identity' }, signal: abort.signal })
+    expect(res.status).toBe(200)
+    const ids: string[] = []
+    let rest = ''
+    const decoder = new TextDecoder()
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n')
+      // A line without its newline is what a cut leaves: not a received event.
+      rest = lines.pop()!
+      // Every record starts with its id (the first key): read it without parsing a million lines.
+      for (const line of lines) {
+        if (!line.startsWith('{"id":"') || line[43] !== '"') throw new Error(`not an event record: ${line.slice(0, 80)}`)
+        ids.push(line.slice(7, 43))
+      }
+      if (ids.length >= stopAfterRows) break
+    }
+    // The cut: the connection goes away mid-stream.
+    abort.abort()
+    return ids
+  }
+
+  async function arrowIds(query: string, stopAfterBatches = Infinity): Promise<string[]> {
+    const abort = new AbortController()
+    const res = await fetch(`${base}/export/events?${query}`, { headers, signal: abort.signal })
+    expect(res.status).toBe(200)
+    const reader = await RecordBatchReader.from(res.body as unknown as AsyncIterable<Uint8Array>)
+    const ids: string[] = []
+    let batches = 0
+    for await (const batch of reader) {
+      for (const id of batch.getChild('id')!) ids.push(String(id))
+      if (++batches >= stopAfterBatches) break
+    }
+    abort.abort()
+    return ids
+  }
+
+  it('ndjson: the part received plus the resumed rest is one uncut export, no gap, no repeat', async () => {
+    const live = insertsRunning()
+    let inserted = 0
+    let first: string[]
+    let rest: string[]
+    try {
+      first = await ndjsonIds(`format=ndjson&${WINDOW}`, 400_000)
+      rest = await ndjsonIds(`format=ndjson&${WINDOW}&after=${first[first.length - 1]}`)
+    } finally {
+      inserted = await live.stop()
+    }
+    expect(inserted).toBeGreaterThan(0)
+    expect(first.length).toBeGreaterThanOrEqual(400_000)
+    expect(first.length).toBeLessThan(ROWS)
+    const whole = await ndjsonIds(`format=ndjson&${WINDOW}`)
+    expect(whole.length).toBe(ROWS)
+    expect(first.length + rest.length).toBe(ROWS)
+    expect(first.concat(rest)).toEqual(whole)
+    await until(() => rt.gate.active === 0)
+  }, 300_000)
+
+  it('arrow: whole record batches received, then the rest after the last id: one uncut export', async () => {
+    const live = insertsRunning()
+    let inserted = 0
+    let first: string[]
+    let rest: string[]
+    try {
+      first = await arrowIds(`format=arrow&${WINDOW}`, 40)
+      rest = await arrowIds(`format=arrow&${WINDOW}&after=${first[first.length - 1]}`)
+    } finally {
+      inserted = await live.stop()
+    }
+    expect(inserted).toBeGreaterThan(0)
+    expect(first.length).toBeGreaterThan(0)
+    expect(first.length).toBeLessThan(ROWS)
+    const whole = await arrowIds(`format=arrow&${WINDOW}`)
+    expect(whole.length).toBe(ROWS)
+    expect(first.concat(rest)).toEqual(whole)
+    await until(() => rt.gate.active === 0)
+  }, 300_000)
 })
 
 describe('backpressure and disconnects', () => {

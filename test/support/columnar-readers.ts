@@ -65,6 +65,21 @@ export async function readParquet(bytes: Uint8Array): Promise<ReadBack> {
   }
 }
 
+/** The rows of `sql` over a Parquet file on disk, as view `t` (and its path as `t_path`); integers as numbers. */
+export async function readParquetFile(path: string, sql: string): Promise<Record<string, unknown>[]> {
+  const db = await DuckDBInstance.create(':memory:')
+  const conn = await db.connect()
+  try {
+    const quoted = `'${path.replace(/'/g, "''")}'`
+    await conn.run(`CREATE VIEW t AS SELECT * FROM read_parquet(${quoted})`)
+    const rows = (await conn.runAndReadAll(sql.replace(/\bt_path\b/g, quoted))).getRowObjectsJS()
+    return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])))
+  } finally {
+    conn.closeSync()
+    db.closeSync()
+  }
+}
+
 /** An Arrow IPC stream read by apache-arrow: a stream with more than one schema or a bad message fails here. */
 export function readArrowStream(bytes: Uint8Array): ReadBack & { table: Table } {
   const table = tableFromIPC(bytes)
