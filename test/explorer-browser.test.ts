@@ -89,6 +89,11 @@ describe.skipIf(!hasChromium)('the explorer in a headless browser', () => {
     expect(res?.headers()['content-security-policy']).toContain("default-src 'none'")
     await complete(w.page)
     expect(w.page.url()).toBe(`${base}/?project=${U}&range=30d`)
+    // A root client picks among its organization's projects (GET /manage/projects).
+    await w.page.locator('select#project').waitFor()
+    const options = await w.page.$$eval('select#project option', (os) => os.map((o) => (o as HTMLOptionElement).value))
+    expect(options.sort()).toEqual(Object.values(PROJECTS).filter((p) => p.organizationId === 'org-1').map((p) => p.id).sort())
+    expect(await w.page.$eval('select#project', (s) => (s as HTMLSelectElement).value)).toBe(U)
 
     const shown = await tiles(w.page)
     expectTiles(shown, h.data.metricValues(U, W30), h.data.metricValues(U, before(W30)))

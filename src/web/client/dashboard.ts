@@ -28,6 +28,12 @@ export interface DashboardContext extends Omit<ToolbarContext, 'resolvedRange'> 
   credentials: Credentials
 }
 
+/** Stops what a drawn view still runs (the live refresh), when the page leaves it. */
+export function stopDashboard(): void {
+  clearInterval(liveTimer)
+  generation++
+}
+
 export function renderDashboard(root: HTMLElement, ctx: DashboardContext): Promise<void> {
   const mine = ++generation
   clearInterval(liveTimer)

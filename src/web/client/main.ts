@@ -1,5 +1,5 @@
 import { credentialsFromFragment, describeFailure, getJson, storeCredentials, storedCredentials, type Credentials } from './api.ts'
-import { renderDashboard } from './dashboard.ts'
+import { renderDashboard, stopDashboard } from './dashboard.ts'
 import { h } from './dom.ts'
 import { renderSignIn } from './signin.ts'
 import type { ProjectInfo } from './toolbar.ts'
@@ -22,37 +22,37 @@ function signIn(notice?: string, askProject = false) {
 }
 
 function signOut(notice?: string) {
+  // Every widget that got a 401 asks; the first one signs out.
+  if (!storedCredentials() && root.querySelector('form.sign-in')) return
+  stopDashboard()
   storeCredentials(null)
   signIn(notice)
 }
 
-/** A root client lists its organization's projects; a read client is refused (403) and reads its own. */
+/**
+ * A root client lists its organization's projects; a read client is refused (403) and reads its
+ * own. With the project already in the URL the widgets start at once, beside that listing.
+ */
 async function start(credentials: Credentials): Promise<void> {
   root.replaceChildren(h('p', { className: 'boot' }, 'Signing in…'))
-  const answer = await getJson<{ data: ProjectInfo[] }>('/manage/projects', credentials)
+  const listing = getJson<{ data: ProjectInfo[] }>('/manage/projects', credentials)
+  const projects = listing.then((answer) => (answer.ok ? answer.body.data : null))
   let view = readView(location.search)
-  let projects: ProjectInfo[] | null = null
-  if (answer.ok) {
-    projects = answer.body.data
-    if (!view.project || !projects.some((p) => p.id === view.project)) view = { ...view, project: projects[0]?.id ?? null }
-    if (!view.project) return signOut('This root client\'s organization has no project yet (quarry projects create).')
-    history.replaceState(null, '', writeView(view))
-  } else if (answer.status === 401) {
-    return signOut(describeFailure(answer))
-  } else if (answer.status === 403) {
-    if (!view.project) return signIn('This is a read client: name its project.', true)
-  } else if (!view.project) {
-    return signIn(describeFailure(answer), true)
+  if (!view.project) {
+    const answer = await listing
+    if (answer.ok) {
+      view = { ...view, project: answer.body.data[0]?.id ?? null }
+      if (!view.project) return signOut("This root client's organization has no project yet (quarry projects create).")
+      history.replaceState(null, '', writeView(view))
+    } else if (answer.status === 403) {
+      return signIn('This is a read client: name its project.', true)
+    } else {
+      return signOut(describeFailure(answer))
+    }
   }
   const show = (next: View, push: boolean) => {
     if (push) history.pushState(null, '', writeView(next))
-    void renderDashboard(root, {
-      view: next,
-      credentials,
-      projects,
-      navigate: (v) => show(v, true),
-      signOut,
-    })
+    void renderDashboard(root, { view: next, credentials, projects, navigate: (v) => show(v, true), signOut })
   }
   window.onpopstate = () => show(readView(location.search), false)
   show(view, false)

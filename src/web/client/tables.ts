@@ -82,6 +82,8 @@ export function renderList<Row>(
 ): HTMLElement {
   const caption = uid('list')
   const tbody = h('tbody')
+  // Only worth its room when it tells rows apart: pages of several hosts.
+  const showDetail = spec.detail !== undefined && new Set(first.body.map((row) => spec.detail!(row))).size > 1
   const append = (rows: Row[]) => {
     for (const row of rows) {
       const filters = spec.drill(row)
@@ -89,7 +91,7 @@ export function renderList<Row>(
       const cell = filters
         ? h('button', { className: 'drill name', type: 'button', title: `Filter by ${name}`, onclick: () => onDrill(filters) }, name)
         : h('span', { className: 'muted name' }, name)
-      const detail = spec.detail?.(row)
+      const detail = showDetail ? spec.detail?.(row) : undefined
       tbody.append(h('tr', {}, h('th', { scope: 'row' }, cell, detail ? h('span', { className: 'detail' }, detail) : null), ...spec.columns.map((c) => h('td', { className: c.numeric ? 'num' : '' }, c.value(row)))))
     }
   }

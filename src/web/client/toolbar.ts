@@ -12,7 +12,7 @@ export interface ToolbarContext {
   view: View
   credentials: Credentials
   /** The organization's projects for a root client; null for a read client (it sees its own). */
-  projects: ProjectInfo[] | null
+  projects: Promise<ProjectInfo[] | null>
   navigate: (view: View) => void
   signOut: (notice?: string) => void
   /** The window the last /metrics answer resolved (X-Quarry-Range), which the export reuses. */
@@ -31,11 +31,16 @@ const labelled = (text: string, control: HTMLElement) => {
   return h('span', { className: 'field' }, h('label', { for: id }, text), control)
 }
 
+/** The project's name at once; a root client's list replaces it with a picker when it arrives. */
 function projectPicker(ctx: ToolbarContext): HTMLElement {
-  if (!ctx.projects) return h('span', { className: 'field project-name' }, h('span', { className: 'muted' }, 'Project '), ctx.view.project ?? '')
-  const select = h('select', { id: 'project', onchange: () => ctx.navigate({ ...ctx.view, project: select.value, filters: [] }) },
-    ...ctx.projects.map((p) => h('option', { value: p.id, selected: p.id === ctx.view.project }, p.name && p.name !== p.id ? `${p.name} (${p.id})` : p.id)))
-  return labelled('Project', select)
+  const shown = h('span', { className: 'field project-name' }, h('span', { className: 'muted' }, 'Project '), ctx.view.project ?? '')
+  void ctx.projects.then((projects) => {
+    if (!projects || !shown.isConnected) return
+    const select = h('select', { id: 'project', onchange: () => ctx.navigate({ ...ctx.view, project: select.value, filters: [] }) },
+      ...projects.map((p) => h('option', { value: p.id, selected: p.id === ctx.view.project }, p.name && p.name !== p.id ? `${p.name} (${p.id})` : p.id)))
+    shown.replaceWith(labelled('Project', select))
+  })
+  return shown
 }
 
 function rangePicker(ctx: ToolbarContext): HTMLElement[] {
