@@ -2,7 +2,7 @@ import { buildApp } from '../app.ts'
 import { createClientRow } from '../auth/clients.ts'
 import { createResponseCache } from '../http/cache/middleware.ts'
 import { eventsWatermark } from '../http/cache/watermark.ts'
-import { listProjects } from '../projects.ts'
+import { findProject, listProjects } from '../projects.ts'
 import type { Runtime } from '../runtime.ts'
 import { explorerAssets } from '../routes/explorer.ts'
 import { listen } from '../server.ts'
@@ -19,6 +19,7 @@ async function firstRun(rt: Runtime, baseUrl: string): Promise<void> {
   process.stdout.write('First run: creating project "demo" with about 1,000,000 events over the last 30 days…\n')
   await seedWithProject(rt, { projectId: 'demo', events: DEMO_EVENTS, days: 30, seed: 1, end: new Date() }, seedProgress(process.stdout, 'demo'))
   const client = await createClientRow(rt.runner, { type: 'read', projectId: 'demo', organizationId: 'default', name: 'demo' })
+  await prepareDemo(rt)
   process.stdout.write(
     [
       '',
@@ -34,6 +35,22 @@ async function firstRun(rt: Runtime, baseUrl: string): Promise<void> {
       '',
     ].join('\n'),
   )
+}
+
+/**
+ * Builds the demo's page rollups and sealed history before the link is printed, so the first
+ * visit to the explorer reads them instead of starting them (and waiting behind them).
+ */
+async function prepareDemo(rt: Runtime): Promise<void> {
+  const project = await findProject(rt.runner, 'demo')
+  if (!project || (!rt.pageRollups && !rt.sealed)) return
+  process.stdout.write('Preparing the demo\'s rollups…\n')
+  const started = performance.now()
+  // A failed build is not fatal: requests read the events instead, and the next one retries it.
+  await Promise.all([rt.pageRollups?.build(project), rt.sealed?.build(project.id)]).catch((err: unknown) =>
+    rt.logger.warn({ err }, 'the demo\'s rollups could not be built now; requests read the events'),
+  )
+  process.stdout.write(`Rollups ready in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`)
 }
 
 /** The one line a person reads on start; a wildcard address is shown as the loopback one to open. */
