@@ -88,6 +88,7 @@ export function buildApp(deps: AppDeps) {
       limit: admissionLimit(deps.config),
       exempt: ['/healthz', '/healthz/live', '/healthz/ready', '/metrics'],
       refused: () => metrics.admissionRefusals.inc(),
+      pace: { slots: deps.config.QUARRY_MAX_CONCURRENT_QUERIES, queueWaitMs: deps.config.QUARRY_MAX_QUEUE_WAIT_MS },
     }),
   )
   app.use('*', async (c, next) => {

@@ -36,6 +36,11 @@ export const configSchema = z.object({
     .optional().describe("cluster of the servers' remote_servers: replicated, sharded tables ON CLUSTER (needs CLICKHOUSE_URL)"),
   QUARRY_MAX_CONCURRENT_QUERIES: positiveInt.default(4).describe('queries running at once (the query gate)'),
   QUARRY_MAX_QUEUED_QUERIES: z.coerce.number().int().min(0).default(64).describe('queries waiting for the gate; beyond, 503 overloaded'),
+  /**
+   * Short, so that under overload a request is served promptly or refused at once, and the backlog a
+   * burst leaves behind drains within about this long (src/clickhouse/gate.ts).
+   */
+  QUARRY_MAX_QUEUE_WAIT_MS: positiveInt.default(1000).describe('a query the gate would not start within this long, by its recent pace, is refused at once with 503 overloaded'),
   /** Seconds, fractions allowed (max_execution_time takes them). */
   QUARRY_QUERY_TIMEOUT_S: z.coerce.number().positive().default(10).describe('max_execution_time of dashboard queries, seconds (fractions allowed)'),
   QUARRY_EXPORT_TIMEOUT_S: positiveInt.default(3600).describe('max_execution_time of streamed exports, seconds'),

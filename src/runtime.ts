@@ -44,6 +44,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     maxQueued: config.QUARRY_MAX_QUEUED_QUERIES,
     // No query waits for a slot longer than a dashboard query may run: then it is a 503 overloaded.
     maxWaitMs: config.QUARRY_QUERY_TIMEOUT_S * 1000,
+    queueWaitMs: config.QUARRY_MAX_QUEUE_WAIT_MS,
   })
   const metrics = createMetrics({ process: true })
   metrics.watch({ gate })

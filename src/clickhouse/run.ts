@@ -31,6 +31,8 @@ export interface RunOptions {
   stats?: QueryStats
   /** HTTP routes read only; the CLI (seed, migrate, clients) writes. */
   readonly?: boolean
+  /** Ahead of the gate's queue: a tiny read that many requests wait on (gate.ts). */
+  urgent?: boolean
 }
 
 export interface QueryRunner {
@@ -164,7 +166,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
         } finally {
           linked.done()
         }
-      }).catch(refusedByGate(watch))
+      }, { urgent: opts.urgent, committed: (opts.stats?.queries ?? 0) > 0 }).catch(refusedByGate(watch))
     },
 
     stream(stmt: Statement, format: string, opts: RunOptions): AsyncIterable<Uint8Array> {

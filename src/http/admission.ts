@@ -2,6 +2,9 @@ import { createMiddleware } from 'hono/factory'
 import type { AppEnv } from '../app-env.ts'
 import { OverloadedError } from '../clickhouse/gate.ts'
 
+/** Weight of the newest observation in the moving averages of the pace. */
+const EWMA_WEIGHT = 0.2
+
 /**
  * Caps the requests in progress. The query gate bounds the work waiting for ClickHouse, but only
  * for requests that get that far: when the offered load outruns the event loop itself (parsing,
@@ -9,21 +12,60 @@ import { OverloadedError } from '../clickhouse/gate.ts'
  * its memory, and latency grows without bound while the gate sees no queue. Past `limit`, a request
  * is refused at once with 503 overloaded, which costs next to nothing, so memory and waiting stay
  * bounded whatever arrives. `exempt` paths (liveness) are never refused.
+ *
+ * With `pace`, a request that would wait longer than `queueWaitMs` for the ones ahead of it is
+ * refused on arrival too. Judged here, before any work, rather than at its first query: a request
+ * may wait for shared reads (the cache's watermark, the sealed history's state) before it asks the
+ * gate for anything, and requests admitted meanwhile would all pass a queue that looks short. The
+ * wait is (requests in progress beyond `slots`) × (time between two completions while saturated);
+ * until that is measured, the time a request took when it did not wait, divided by `slots`. Only
+ * requests that ran a query count, so that cheap ones (/docs, cache hits) do not speed up the pace.
  */
-export function admission(opts: { limit: number; exempt?: readonly string[]; refused?: () => void }) {
+export function admission(opts: {
+  limit: number
+  exempt?: readonly string[]
+  refused?: () => void
+  pace?: { slots: number; queueWaitMs: number }
+}) {
   let inFlight = 0
   const exempt = new Set(opts.exempt ?? [])
+  let gapMs = 0
+  let lastDone = 0
+  let serviceMs = 0
+  const pace = opts.pace
+  const wouldWaitMs = () => {
+    if (!pace) return 0
+    const ahead = inFlight + 1 - pace.slots
+    if (ahead <= 0) return 0
+    return ahead * (gapMs > 0 ? gapMs : serviceMs / pace.slots)
+  }
+  const completed = (startedMs: number, waited: boolean) => {
+    const now = performance.now()
+    if (!pace) return
+    if (!waited) serviceMs = serviceMs === 0 ? now - startedMs : serviceMs * (1 - EWMA_WEIGHT) + (now - startedMs) * EWMA_WEIGHT
+    // Only a gap during which every slot stayed busy measures how fast requests get through.
+    const saturated = inFlight >= pace.slots
+    if (lastDone > 0 && saturated) gapMs = gapMs === 0 ? now - lastDone : gapMs * (1 - EWMA_WEIGHT) + (now - lastDone) * EWMA_WEIGHT
+    lastDone = saturated ? now : 0
+  }
   const middleware = createMiddleware<AppEnv>(async (c, next) => {
     if (exempt.has(c.req.path)) return next()
     if (inFlight >= opts.limit) {
       opts.refused?.()
       throw new OverloadedError()
     }
+    if (pace && wouldWaitMs() > pace.queueWaitMs) {
+      opts.refused?.()
+      throw new OverloadedError(`the requests ahead would not be through within ${pace.queueWaitMs} ms`)
+    }
+    const waited = pace !== undefined && inFlight >= pace.slots
+    const started = performance.now()
     inFlight++
     try {
       await next()
     } finally {
       inFlight--
+      if ((c.get('stats')?.queries ?? 0) > 0) completed(started, waited)
     }
   })
   return Object.assign(middleware, {

@@ -8,14 +8,18 @@
  * 4. recovery: one request at a time until latency is back to its idle value.
  *
  * Asserted: the process stays up, RSS stays bounded, every request is answered (200 or 503
- * overloaded) within its timeout, and latency returns to idle. The figures go to
- * benchmarks/results/chaos.json (the "overload" entry) and are printed.
+ * overloaded) within its timeout, a refusal never waits for the queue (it comes before the queue
+ * wait it would have had), and latency returns to idle. The figures go to
+ * benchmarks/results/chaos.json (the "overload" entry) and are printed, with the targets of issue 24
+ * (503 p99 <= 100 ms, recovery <= 3 s) and whether they were met: wall-clock figures of a shared
+ * two-core machine, next to its load average, so they are reported rather than asserted.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readDeadlineMs } from '../../src/clickhouse/run.ts'
+import { configSchema } from '../../src/config.ts'
 import { closedLoop, MB, openLoop, percentile, recordChaos, resetPeak, round, rssOf, seedDataDir, startServer, timed, type Sample, type ServerProcess } from './support.ts'
 
 const PROJECT = 'load'
@@ -23,6 +27,8 @@ const EVENTS = Number(process.env.CHAOS_EVENTS ?? 100_000)
 const OVERLOAD_FACTOR = 10
 const OVERLOAD_SECONDS = Number(process.env.CHAOS_OVERLOAD_S ?? 30)
 const QUERY_TIMEOUT_S = 10
+const QUEUE_WAIT_MS = Number(configSchema.parse({}).QUARRY_MAX_QUEUE_WAIT_MS)
+const TARGETS = { p99_503_ms: 100, recovery_ms: 3000 }
 /** The client gives up after this long: far beyond any answer the server should give. */
 const CLIENT_TIMEOUT_MS = 60_000
 
@@ -127,7 +133,7 @@ describe(`ten times the sustainable load for ${OVERLOAD_SECONDS} s`, () => {
       engine: 'embedded',
       route: `GET ${new URL(url).pathname}${new URL(url).search}&filters=[{path isNot /chaos-<n>}] (a new filter value each time: no cache hit)`,
       events: EVENTS,
-      gate: { concurrency: 4, max_queued: 64, max_wait_ms: QUERY_TIMEOUT_S * 1000, query_timeout_s: QUERY_TIMEOUT_S, admission_limit: 136 },
+      gate: { concurrency: 4, max_queued: 64, max_wait_ms: QUERY_TIMEOUT_S * 1000, queue_wait_ms: QUEUE_WAIT_MS, query_timeout_s: QUERY_TIMEOUT_S, admission_limit: 136 },
       idle_p50_ms: round(idleP50),
       idle_p90_ms: round(idleP90),
       sustained_rps: round(sustainedRps),
@@ -140,6 +146,8 @@ describe(`ten times the sustainable load for ${OVERLOAD_SECONDS} s`, () => {
       statuses: counts,
       share_503: round((counts['503'] ?? 0) / samples.length, 3),
       ok_rps_under_overload: round((counts['200'] ?? 0) / OVERLOAD_SECONDS),
+      // Served under overload relative to what the closed loop sustained: the share that stays served.
+      ok_rps_over_sustained: round((counts['200'] ?? 0) / OVERLOAD_SECONDS / sustainedRps, 2),
       p50_ms: round(percentile(latencies, 50)),
       p99_ms: round(percentile(latencies, 99)),
       p99_200_ms: round(percentile(okLatencies, 99)),
@@ -150,6 +158,11 @@ describe(`ten times the sustainable load for ${OVERLOAD_SECONDS} s`, () => {
       rss_after_mb: round(after.rss / MB),
       recovery_ms: round(recoveryMs),
       recovery_threshold_ms: round(threshold),
+      targets: TARGETS,
+      targets_met: {
+        p99_503_ms: percentile(refusedLatencies, 99) <= TARGETS.p99_503_ms,
+        recovery_ms: recoveryMs <= TARGETS.recovery_ms,
+      },
     }
     recordChaos(process.env.CHAOS_CHEAP ? 'overload_cheap_queries' : 'overload', figures)
     console.log(`chaos overload:\n${JSON.stringify(figures, null, 2)}`)
@@ -164,6 +177,9 @@ describe(`ten times the sustainable load for ${OVERLOAD_SECONDS} s`, () => {
     expect(Object.keys(counts).filter((k) => !['200', '503', '504'].includes(k))).toEqual([])
     expect(Math.max(...latencies)).toBeLessThan(readDeadlineMs(QUERY_TIMEOUT_S) + 2000)
     expect(overload.skipped).toBe(0)
+    // Refused on arrival, not after waiting in a queue: even the slowest refusals come well before
+    // the queue wait they would have had.
+    expect(percentile(refusedLatencies, 99)).toBeLessThan(QUEUE_WAIT_MS)
     // Bounded memory: the gate's queue and the admission limit, not the offered load, decide what is held.
     expect(peakRss - baseline.rss).toBeLessThan(300 * MB)
     // Back to idle latency once what was queued has drained: at most a query timeout's worth.

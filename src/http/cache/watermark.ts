@@ -12,7 +12,8 @@ export function eventsWatermark(runner: QueryRunner, timeoutS = 10): () => Promi
   return async () => {
     const [row] = await runner.rows<{ n: number | string }>(
       { name: 'cache_watermark', sql: 'SELECT count() AS n FROM events', params: {} },
-      { timeoutS },
+      // Every cacheable request waits for this read: it goes ahead of the queue (gate.ts).
+      { timeoutS, urgent: true },
     )
     return String(row?.n ?? 0)
   }
