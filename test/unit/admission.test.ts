@@ -1,0 +1,61 @@
+import { Hono } from 'hono'
+import { describe, expect, it } from 'vitest'
+import type { AppEnv } from '../../src/app-env.ts'
+import { emptyStats } from '../../src/clickhouse/run.ts'
+import { OverloadedError } from '../../src/clickhouse/gate.ts'
+import { admission } from '../../src/http/admission.ts'
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** One slot's worth of work per request: each takes `ms` and runs one query, one at a time. */
+function app(opts: Parameters<typeof admission>[0], ms: number) {
+  const app = new Hono<AppEnv>()
+  let busy = Promise.resolve()
+  app.use('*', admission(opts))
+  app.get('/work', async (c) => {
+    const stats = emptyStats()
+    c.set('stats', stats)
+    const turn = busy.then(() => sleep(ms))
+    busy = turn
+    await turn
+    stats.queries = 1
+    return c.text('done')
+  })
+  app.onError((err, c) => c.text(err instanceof OverloadedError ? `refused: ${err.message}` : 'other', 503))
+  return app
+}
+
+async function timedRequest(a: ReturnType<typeof app>) {
+  const started = performance.now()
+  const res = await a.request('/work')
+  return { status: res.status, body: await res.text(), ms: performance.now() - started }
+}
+
+describe('admission with a pace', () => {
+  it('refuses at once a request that would wait for the ones ahead longer than queueWaitMs, and serves the rest', async () => {
+    const a = app({ limit: 1000, pace: { slots: 1, queueWaitMs: 100 } }, 40)
+    // Alone, a request takes ~40 ms: the pace until a saturated one is measured.
+    for (let i = 0; i < 3; i++) expect((await timedRequest(a)).status).toBe(200)
+    // Ten at once on one slot: the k-th waits ~k × 40 ms; within 100 ms are the first three (two to
+    // four, as the measured pace comes out on a busy machine).
+    const results = await Promise.all(Array.from({ length: 10 }, () => timedRequest(a)))
+    const served = results.filter((r) => r.status === 200)
+    const refused = results.filter((r) => r.status === 503)
+    expect(served.length).toBeGreaterThanOrEqual(2)
+    expect(served.length).toBeLessThanOrEqual(4)
+    // Refused before any wait: the first refused would otherwise have waited ~80 ms or more.
+    for (const r of refused) {
+      expect(r.body).toBe('refused: the requests ahead would not be through within 100 ms')
+      expect(r.ms).toBeLessThan(60)
+    }
+    // Once through, the next request is admitted again.
+    expect((await timedRequest(a)).status).toBe(200)
+  })
+
+  it('without a pace, only the limit on requests in progress refuses', async () => {
+    const a = app({ limit: 4 }, 20)
+    const results = await Promise.all(Array.from({ length: 10 }, () => timedRequest(a)))
+    expect(results.filter((r) => r.status === 200)).toHaveLength(4)
+    expect(results.filter((r) => r.body === 'refused: too many queries are waiting for the engine')).toHaveLength(6)
+  })
+})
