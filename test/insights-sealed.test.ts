@@ -200,9 +200,15 @@ describe('/metrics from the sealed history', () => {
     })
   }
 
-  it('a breakdown over 30 days unions 8-day blocks of the rollups', async () => {
-    const params = (await h.get(U, 'country', { range: '30d', explain: 'sql' })).body.params
-    expect(params.rollup_from <= params.blocks_from && params.blocks_from < params.blocks_to && params.blocks_to <= params.rollup_to).toBe(true)
+  it('a breakdown over 30 days unions 8-day blocks of the rollups, C\'s own day and block included', async () => {
+    const { params, sql } = (await h.get(U, 'country', { range: '30d', explain: 'sql' })).body
+    expect(params.rollup_from <= params.blocks_from && params.blocks_from < params.blocks_to).toBe(true)
+    // The rollups hold nothing from C on, so the day and the block that C falls in count whole.
+    expect(params.rollup_to > params.closed && params.blocks_to > params.closed).toBe(true)
+    // A window of whole UTC days that reaches C leaves no part to the sealed sessions.
+    expect(sql.at(-1)).not.toContain('FROM sealed_sessions')
+    const kolkata = (await h.get(U, 'country', { range: '30d', timezone: 'Asia/Kolkata', explain: 'sql' })).body.sql
+    expect(kolkata.at(-1)).toContain('FROM sealed_sessions')
   })
 
   it('adds whole hours from the hourly totals where the buckets allow, and none where they split hours', async () => {

@@ -1,7 +1,9 @@
 -- /insights/{projectId}/{dimension} from the sealed history (sql/schema/012_sealed.sql): the same
 -- rows as insights_breakdown. Before C, whole UTC days [rollup_from, rollup_to) come from the
 -- rollups (its 8-day blocks [blocks_from, blocks_to), and its days around them) and the rest of the
--- window from sealed_sessions; from C on, the live sessions. Visitors
+-- window from sealed_sessions (the `sessions` slot, _sealed_breakdown_sessions.sql); from C on, the
+-- live sessions (the `live_part` slot, _sealed_breakdown_live.sql). A slot is empty where its part
+-- of the window is: each part read costs a query's fixed share even when it finds no row. Visitors
 -- are the union of the numbered visitors' bitmaps, plus the distinct visitors first seen after C.
 WITH
 {{live}}
@@ -22,22 +24,8 @@ FROM (
     AND ((hours = 192 AND period >= {blocks_from:DateTime64(3, 'UTC')} AND period < {blocks_to:DateTime64(3, 'UTC')})
       OR (hours = 24 AND period >= {rollup_from:DateTime64(3, 'UTC')} AND period < {rollup_to:DateTime64(3, 'UTC')}
         AND (period < {blocks_from:DateTime64(3, 'UTC')} OR period >= {blocks_to:DateTime64(3, 'UTC')})))
-  UNION ALL
-  SELECT {{prefix_column}}, {{column}}, count(), countIf(is_bounce), sum(duration),
-    sum(screen_view_count), sum(revenue), groupBitmapState(vno), CAST([], 'Array(UInt128)')
-  FROM sealed_sessions
-  WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT held
-    AND ((created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {rollup_from:DateTime64(3, 'UTC')})
-      OR (created_at >= {rollup_to:DateTime64(3, 'UTC')} AND created_at < least({to:DateTime64(3, 'UTC')}, {closed:DateTime64(3, 'UTC')})))
-    {{session_filters}}
-  GROUP BY 1, 2
-  UNION ALL
-  SELECT {{prefix_column}}, {{column}}, count(), countIf(is_bounce), sum(duration),
-    sum(screen_view_count), sum(revenue), groupBitmapStateIf(vno, vno != 0), groupArrayIf(profile_key, vno = 0)
-  FROM live
-  WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-    {{session_filters}}
-  GROUP BY 1, 2
+{{sessions}}
+{{live_part}}
 )
 GROUP BY prefix_value, name_value
 ORDER BY sessions DESC, prefix ASC NULLS LAST, name ASC NULLS LAST

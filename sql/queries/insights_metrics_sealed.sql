@@ -1,7 +1,8 @@
 -- /insights/{projectId}/metrics from the sealed history: the same rows as insights_metrics. Before
 -- C, whole UTC hours [rollup_from, rollup_to) come from the hourly totals (sessions by their start,
--- revenue by its event), the rest from sealed_sessions and events; from C on, the live sessions and
--- the revenue events. The caller uses hours only when every bucket starts on a UTC hour and no
+-- revenue by its event), the rest from sealed_sessions (the `sessions` slot,
+-- _sealed_metrics_sessions.sql) and events; from C on, the live sessions (the `live_part` slot,
+-- _sealed_metrics_live.sql) and the revenue events. A slot is empty where its part of the window is. The caller uses hours only when every bucket starts on a UTC hour and no
 -- filter applies. A filtered revenue counts the revenue events of the sessions that pass the
 -- filters, sealed ones that may overlap the window (those begun up to the build's longest session
 -- before it) and live ones.
@@ -29,24 +30,8 @@ FROM (
       AND period >= {rollup_from:DateTime64(3, 'UTC')} AND period < {rollup_to:DateTime64(3, 'UTC')}
   )
   GROUP BY period, bucket
-  UNION ALL
-  SELECT if(created_at >= {from:DateTime64(3, 'UTC')}, 0, 1) AS period, {{bucket}} AS bucket,
-    count(), countIf(is_bounce), sum(duration), sum(screen_view_count), toUInt64(0),
-    groupBitmapState(vno), CAST([], 'Array(UInt128)')
-  FROM sealed_sessions
-  WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT held
-    AND ((created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {rollup_from:DateTime64(3, 'UTC')})
-      OR (created_at >= {rollup_to:DateTime64(3, 'UTC')} AND created_at < least({to:DateTime64(3, 'UTC')}, {closed:DateTime64(3, 'UTC')})))
-    {{session_filters}}
-  GROUP BY period, bucket
-  UNION ALL
-  SELECT if(created_at >= {from:DateTime64(3, 'UTC')}, 0, 1) AS period, {{bucket}} AS bucket,
-    count(), countIf(is_bounce), sum(duration), sum(screen_view_count), toUInt64(0),
-    groupBitmapStateIf(vno, vno != 0), groupArrayIf(profile_key, vno = 0)
-  FROM live
-  WHERE created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-    {{session_filters}}
-  GROUP BY period, bucket
+{{sessions}}
+{{live_part}}
   UNION ALL
   SELECT if(created_at >= {from:DateTime64(3, 'UTC')}, 0, 1) AS period, {{bucket}} AS bucket,
     toUInt64(0), toUInt64(0), toUInt64(0), toUInt64(0), sum(revenue),

@@ -76,17 +76,23 @@ function sealedPlaceholders(projectId: string, range: TimeRange, build: SealedBu
   return { params, ctx }
 }
 
+const ceilTo = (t: DateTime, unit: number) => DateTime.fromMillis(Math.ceil(t.toMillis() / unit) * unit, { zone: 'UTC' })
+
 /**
  * A breakdown from the sealed history. Whole UTC days before C come from the rollups (whole 8-day
- * blocks of them as blocks) unless the request filters (the rollups hold no filtered sums); the rest of the window before C from the
- * sealed sessions, and C on from the live sessions.
+ * blocks of them as blocks) unless the request filters (the rollups hold no filtered sums); the
+ * rest of the window before C from the sealed sessions, and C on from the live sessions. The rollup
+ * rows of C's own day and block hold only what was sealed before C, so a window that reaches C takes
+ * them whole, and a window aligned on UTC days reads no sealed session at all.
  */
 export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest, build: SealedBuild): Statement {
+  const reachesC = req.range.end >= build.closedAt
   const rollup = req.filters.length > 0
     ? { from: req.range.start, to: req.range.start }
-    : wholePeriods(req.range.start, earlier(req.range.end, build.closedAt), DAY_MS)
+    : wholePeriods(req.range.start, reachesC ? ceilTo(build.closedAt, DAY_MS) : req.range.end, DAY_MS)
   const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, req.range.start, rollup)
-  const blocks = wholePeriods(rollup.from, rollup.to, BLOCK_MS)
+  const blocksEnd = reachesC && +rollup.to >= +build.closedAt ? ceilTo(build.closedAt, BLOCK_MS) : rollup.to
+  const blocks = wholePeriods(rollup.from, blocksEnd, BLOCK_MS)
   Object.assign(params.values, {
     dimension: dimension.name,
     blocks_from: clickhouseInstant(blocks.from),
@@ -94,14 +100,22 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
     limit: req.limit,
     offset: req.offset,
   })
+  const sessionFilters = compileFilters(req.filters, 'sessions', params, ctx)
+  const parts = {
+    column: dimension.column,
+    prefix_column: dimension.prefix ?? "''",
+    session_filters: sessionFilters,
+  }
+  const sealedSessions = +rollup.from > +req.range.start || +rollup.to < +earlier(req.range.end, build.closedAt)
+  const liveSessions = req.range.end > build.heldFrom
   return {
     name: `insights_breakdown_sealed:${dimension.name}`,
     sql: renderSql('insights_breakdown_sealed', {
       live: liveSource(build),
-      column: dimension.column,
-      prefix_column: dimension.prefix ?? "''",
       prefix: dimension.prefix ? "nullIf(prefix_value, '')" : 'NULL',
-      session_filters: compileFilters(req.filters, 'sessions', params, ctx),
+      ...parts,
+      sessions: sealedSessions ? renderSql('_sealed_breakdown_sessions', parts) : '',
+      live_part: liveSessions ? renderSql('_sealed_breakdown_live', parts) : '',
     }),
     params: params.values,
   }
@@ -125,12 +139,15 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
   const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup)
   const tz = params.add(req.range.timezone, 'String')
   const sessionFilters = compileFilters(req.filters, 'sessions', params, ctx)
+  const parts = { bucket: bucketExpression(req.interval, tz), session_filters: sessionFilters }
+  const sealedSessions = +rollup.from > +earliest || +rollup.to < +earlier(req.range.end, build.closedAt)
   return {
     name: 'insights_metrics_sealed',
     sql: renderSql('insights_metrics_sealed', {
       live: liveSource(build),
-      bucket: bucketExpression(req.interval, tz),
-      session_filters: sessionFilters,
+      ...parts,
+      sessions: sealedSessions ? renderSql('_sealed_metrics_sessions', parts) : '',
+      live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', parts) : '',
       revenue_filters: sessionFilters ? revenueFilters(req, build, earliest, params) : '',
     }),
     params: params.values,

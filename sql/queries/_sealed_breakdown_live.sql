@@ -1,0 +1,8 @@
+-- The live sessions of a sealed breakdown's window: those with events from C on, held ones whole.
+  UNION ALL
+  SELECT {{prefix_column}}, {{column}}, count(), countIf(is_bounce), sum(duration),
+    sum(screen_view_count), sum(revenue), groupBitmapStateIf(vno, vno != 0), groupArrayIf(profile_key, vno = 0)
+  FROM live
+  WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+    {{session_filters}}
+  GROUP BY 1, 2
