@@ -67,8 +67,14 @@ describe('the document', () => {
     expect(paths).toEqual(expect.arrayContaining(['/healthz', '/readyz']))
     // The export routes are documented once mounted; both are now.
     expect(paths).toEqual(expect.arrayContaining(['/export/events', '/export/charts']))
-    // Every documented operation is a GET that the app answers (none is a 404 or 405).
-    for (const { method } of operationsOf(doc)) expect(method).toBe('get')
+    // Every documented operation is a GET that the app answers (none is a 404 or 405), and the
+    // streamed exports document their HEAD (row count and size estimate without the body).
+    const heads = operationsOf(doc).filter(({ method }) => method === 'head').map(({ path }) => path)
+    expect(heads.sort()).toEqual(['/export/charts', '/export/events'])
+    for (const { method } of operationsOf(doc)) expect(['get', 'head']).toContain(method)
+    for (const path of heads) {
+      expect(Object.keys(doc.paths[path]!.head!.responses[200]!.headers ?? {})).toEqual(expect.arrayContaining(['X-Quarry-Rows', 'X-Quarry-Size-Estimate']))
+    }
   })
 
   it('declares the credential headers and Basic, and requires them on every API operation', () => {
@@ -100,9 +106,7 @@ describe('the document', () => {
 
   it('lets browsers read every response header it documents', () => {
     const documented = new Set(
-      operationsOf(doc).flatMap(({ path }) =>
-        Object.values(doc.paths[path]!.get!.responses).flatMap((response) => Object.keys(response.headers ?? {})),
-      ),
+      operationsOf(doc).flatMap(({ operation }) => Object.values(operation.responses).flatMap((response) => Object.keys(response.headers ?? {}))),
     )
     expect(documented.size).toBeGreaterThan(5)
     for (const name of documented) expect(EXPOSED_HEADERS, name).toContain(name)
@@ -156,7 +160,8 @@ describe('the document', () => {
       type: 'array',
       items: { $ref: '#/components/schemas/Filter' },
     })
-    expect(param('/export/events', 'format')?.schema).toMatchObject({ enum: ['json', 'ndjson', 'csv'], default: 'json' })
+    expect(param('/export/events', 'format')?.schema).toMatchObject({ enum: ['json', 'ndjson', 'csv', 'parquet', 'arrow'], default: 'json' })
+    expect(param('/export/charts', 'format')?.schema).toMatchObject({ enum: ['json', 'ndjson', 'csv', 'parquet', 'arrow'], default: 'json' })
     // explain=sql is answered by middleware on every API route, and documented there.
     for (const { path } of operationsOf(doc)) {
       if (isApi(path)) expect(param(path, 'explain')?.schema, path).toEqual({ type: 'string', enum: ['sql'] })
@@ -207,12 +212,14 @@ const caseOf = (path: string) => {
   if (!found) throw new Error(`no request case for ${path}: add one to CASES`)
   return found
 }
-const get = (target: typeof app, url: string, who?: Credentials, headers: Record<string, string> = {}) =>
-  target.request(url, { headers: { ...(who ? credentialHeaders(who) : {}), ...headers } })
+const get = (target: typeof app, url: string, who?: Credentials, headers: Record<string, string> = {}, method = 'get') =>
+  target.request(url, { method: method.toUpperCase(), headers: { ...(who ? credentialHeaders(who) : {}), ...headers } })
 
 async function expectError(path: string | undefined, res: Response, status: number, code: string, method = 'get') {
   const checked = await validator.check(method, path, res)
   expect(checked.status, checked.text).toBe(status)
+  // A HEAD answer has the GET's status and headers, not its body.
+  if (method === 'head') return {} as { details?: { path: string; message: string }[]; message: string }
   expect(checked.headers.get('content-type')).toMatch(/^application\/json/)
   expect(checked.body).toMatchObject({ status, code, requestId: res.headers.get('x-request-id') })
   return checked.body as { details?: { path: string; message: string }[]; message: string }
@@ -225,11 +232,11 @@ describe('real responses match the document', () => {
 
   it('200 for root and read clients, with the documented body and headers', async () => {
     let paginated = 0
-    for (const { path } of apiOperations()) {
+    for (const { path, method } of apiOperations()) {
       const c = caseOf(path)
       for (const who of [clients.root, clients.read]) {
-        const res = await get(app, c.url('alpha', c.valid), who)
-        const checked = await validator.check('get', path, res)
+        const res = await get(app, c.url('alpha', c.valid), who, {}, method)
+        const checked = await validator.check(method, path, res)
         expect(checked.status, `${path}: ${checked.text}`).toBe(200)
         expect(checked.headers.get('ratelimit-limit')).toBe('1000000')
         if (checked.headers.get('x-next-cursor')) paginated++
@@ -240,41 +247,42 @@ describe('real responses match the document', () => {
   })
 
   it('explain=sql answers the Explain schema on every API route', async () => {
-    for (const { path } of apiOperations()) {
+    for (const { path, method } of apiOperations()) {
       const c = caseOf(path)
-      const res = await get(app, c.url('alpha', `${c.valid}&explain=sql`), clients.root)
-      const checked = await validator.check('get', path, res, { schema: { $ref: '#/components/schemas/Explain' } })
+      const res = await get(app, c.url('alpha', `${c.valid}&explain=sql`), clients.root, {}, method)
+      const checked = await validator.check(method, path, res, { schema: { $ref: '#/components/schemas/Explain' } })
       expect(checked.status, checked.text).toBe(200)
     }
   })
 
   it('400 lists every invalid parameter at once', async () => {
-    for (const { path } of apiOperations()) {
+    for (const { path, method } of apiOperations()) {
       const c = caseOf(path)
-      const body = await expectError(path, await get(app, c.url('alpha', c.invalid), clients.root), 400, 'invalid_parameters')
+      const body = await expectError(path, await get(app, c.url('alpha', c.invalid), clients.root, {}, method), 400, 'invalid_parameters', method)
+      if (method === 'head') continue
       const reported = (body.details ?? []).map((d) => d.path.split('.')[0])
       expect(reported, path).toEqual(expect.arrayContaining(c.invalidPaths))
     }
   })
 
   it('401 without or with wrong credentials, 403 for write clients and foreign projects, 404 for unknown projects', async () => {
-    for (const { path } of apiOperations()) {
+    for (const { path, method: m } of apiOperations()) {
       const c = caseOf(path)
-      await expectError(path, await get(app, c.url('alpha', c.valid)), 401, 'invalid_credentials')
-      await expectError(path, await get(app, c.url('alpha', c.valid), { id: clients.read.id, secret: 'wrong' }), 401, 'invalid_credentials')
-      await expectError(path, await get(app, c.url('alpha', c.valid), clients.write), 403, 'client_type_not_allowed')
-      await expectError(path, await get(app, c.url('alpha', c.valid), clients.readBeta), 403, 'project_forbidden')
-      await expectError(path, await get(app, c.url('alpha', `${c.valid}&explain=sql`), clients.read), 403, 'explain_forbidden')
-      await expectError(path, await get(app, c.url('nope', c.valid), clients.root), 404, 'project_not_found')
-      await expectError(path, await get(app, c.url('gamma', c.valid), clients.root), 404, 'project_not_found')
+      await expectError(path, await get(app, c.url('alpha', c.valid), undefined, {}, m), 401, 'invalid_credentials', m)
+      await expectError(path, await get(app, c.url('alpha', c.valid), { id: clients.read.id, secret: 'wrong' }, {}, m), 401, 'invalid_credentials', m)
+      await expectError(path, await get(app, c.url('alpha', c.valid), clients.write, {}, m), 403, 'client_type_not_allowed', m)
+      await expectError(path, await get(app, c.url('alpha', c.valid), clients.readBeta, {}, m), 403, 'project_forbidden', m)
+      await expectError(path, await get(app, c.url('alpha', `${c.valid}&explain=sql`), clients.read, {}, m), 403, 'explain_forbidden', m)
+      await expectError(path, await get(app, c.url('nope', c.valid), clients.root, {}, m), 404, 'project_not_found', m)
+      await expectError(path, await get(app, c.url('gamma', c.valid), clients.root, {}, m), 404, 'project_not_found', m)
     }
   })
 
   it('414 when the query string is over 16 KB', async () => {
-    for (const { path } of apiOperations()) {
+    for (const { path, method } of apiOperations()) {
       const c = caseOf(path)
-      const res = await get(app, c.url('alpha', `${c.valid}&pad=${'x'.repeat(16 * 1024)}`), clients.root)
-      await expectError(path, res, 414, 'uri_too_long')
+      const res = await get(app, c.url('alpha', `${c.valid}&pad=${'x'.repeat(16 * 1024)}`), clients.root, {}, method)
+      await expectError(path, res, 414, 'uri_too_long', method)
     }
   })
 
@@ -282,10 +290,10 @@ describe('real responses match the document', () => {
     const tiny = testApp(rt, { now: () => NOW, config: { ...rt.config, QUARRY_RATE_LIMIT: 1, QUARRY_RATE_WINDOW_S: 3600 } })
     const first = apiOperations()[0]!
     expect((await get(tiny, caseOf(first.path).url('alpha', caseOf(first.path).valid), clients.read)).status).toBe(200)
-    for (const { path } of apiOperations()) {
+    for (const { path, method } of apiOperations()) {
       const c = caseOf(path)
-      const res = await get(tiny, c.url('alpha', c.valid), clients.read)
-      await expectError(path, res, 429, 'rate_limited')
+      const res = await get(tiny, c.url('alpha', c.valid), clients.read, {}, method)
+      await expectError(path, res, 429, 'rate_limited', method)
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
       expect(res.headers.get('ratelimit-remaining')).toBe('0')
     }
@@ -312,22 +320,22 @@ describe('real responses match the document', () => {
     const faultApp = testApp(rt, { now: () => NOW, runner: faulty })
     const ops = apiOperations()
     // Verified credentials and projects are cached, so later requests need no lookup.
-    for (const { path } of ops) {
+    for (const { path, method } of ops) {
       const c = caseOf(path)
-      expect((await get(faultApp, c.url('alpha', c.valid), clients.root)).status).toBe(200)
+      expect((await get(faultApp, c.url('alpha', c.valid), clients.root, {}, method)).status).toBe(200)
     }
 
     fault = 'internal'
-    for (const { path } of ops) {
+    for (const { path, method } of ops) {
       const c = caseOf(path)
-      const body = await expectError(path, await get(faultApp, c.url('alpha', c.valid), clients.root), 500, 'internal_error')
+      const body = await expectError(path, await get(faultApp, c.url('alpha', c.valid), clients.root, {}, method), 500, 'internal_error', method)
       expect(JSON.stringify(body)).not.toMatch(/quarry_no_such_table|SELECT|UNKNOWN_TABLE|at .*\.ts/i)
     }
 
     fault = 'timeout'
-    for (const { path } of ops) {
+    for (const { path, method } of ops) {
       const c = caseOf(path)
-      const body = await expectError(path, await get(faultApp, c.url('alpha', c.valid), clients.root), 504, 'query_timeout')
+      const body = await expectError(path, await get(faultApp, c.url('alpha', c.valid), clients.root, {}, method), 504, 'query_timeout', method)
       expect(JSON.stringify(body)).not.toMatch(/numbers|SELECT|max_execution_time/i)
     }
 
@@ -338,10 +346,10 @@ describe('real responses match the document', () => {
     const busy = new Promise<void>((done) => (release = done))
     const held = Array.from({ length: SLOTS }, () => gate.run(() => busy))
     try {
-      for (const { path } of ops) {
+      for (const { path, method } of ops) {
         const c = caseOf(path)
-        const res = await get(faultApp, c.url('alpha', c.valid), clients.root)
-        await expectError(path, res, 503, 'overloaded')
+        const res = await get(faultApp, c.url('alpha', c.valid), clients.root, {}, method)
+        await expectError(path, res, 503, 'overloaded', method)
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
       }
     } finally {

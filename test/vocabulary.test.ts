@@ -101,7 +101,7 @@ describe('the export formats', () => {
       const format = EXPORT_FORMATS[name]
       expect(outputs.has(format.clickhouse), name).toBe(true)
       expect(isStreamed(name), name).toBe(format.streams)
-      expect(format.contentType, name).toMatch(/^[a-z]+\/[a-z-]+(; charset=utf-8)?$/)
+      expect(format.contentType, name).toMatch(/^[a-z]+\/[a-z.-]+(; charset=utf-8)?$/)
     }
   })
 })

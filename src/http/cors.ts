@@ -12,6 +12,8 @@ export const EXPOSED_HEADERS = [
   'X-Quarry-Cache',
   'X-Quarry-Rollup',
   'X-Quarry-Sealed-Until',
+  'X-Quarry-Rows',
+  'X-Quarry-Size-Estimate',
   'Server-Timing',
   'RateLimit-Limit',
   'RateLimit-Remaining',

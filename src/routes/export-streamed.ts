@@ -23,15 +23,23 @@ export const HEAD_HEADERS = {
   'Content-Disposition': header('attachment; filename="<name>.<extension of the format>"'),
 }
 
-/** The HEAD twin of a streamed GET route, for the API document (Hono answers HEAD with the GET handler). */
+/**
+ * The HEAD twin of a streamed GET route, for the API document (Hono answers HEAD with the GET
+ * handler). Its responses are the GET's without bodies; an error's status and headers say what the
+ * GET's body would.
+ */
 export function headRoute(get: RouteConfig): RouteConfig {
+  const ok = get.responses[200] as { headers?: Record<string, unknown> }
   return {
     ...get,
     method: 'head',
     summary: `Headers of a streamed ${get.path} export without its body: the exact row count and a size estimate`,
     responses: {
-      200: { description: 'The headers the GET would answer, without streaming, plus X-Quarry-Rows and X-Quarry-Size-Estimate', headers: HEAD_HEADERS },
-      ...Object.fromEntries(Object.entries(get.responses).filter(([status]) => status !== '200')),
+      ...get.responses,
+      200: {
+        description: 'The headers the GET would answer, without streaming; with a streamed format also X-Quarry-Rows and X-Quarry-Size-Estimate',
+        headers: { ...(ok.headers as object), ...HEAD_HEADERS },
+      },
     },
   }
 }
