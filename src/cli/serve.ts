@@ -73,8 +73,9 @@ export async function serveCommand(rt: Runtime): Promise<void> {
   const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: VERSION, responseCache, pageRollups: rt.pageRollups, sealed: rt.sealed, shutdown: stopping.signal, metrics: rt.metrics, tracing: rt.tracing })
   const host = config.HOST
   const baseUrl = baseUrlOf(config)
-  // Built before listening, so the first visit to / does not wait for the bundler.
-  await explorerAssets()
+  // Built before listening, so the first visit to / does not wait for the bundler. Without it (an
+  // image installed without optional packages lacks esbuild's binary) the API still serves.
+  await explorerAssets().catch((err: unknown) => logger.warn({ err }, 'the explorer could not be built; GET / will fail'))
   await firstRun(rt, baseUrl)
   const running = await listen(app, host, config.PORT)
   logger.info({ host, port: running.port, engine: rt.engine.mode }, 'listening')

@@ -77,10 +77,32 @@ const unreachable = (err: unknown, started: number) => ({
   cost: { serverTiming: null, stats: null, ms: performance.now() - started },
 })
 
+/**
+ * At most this many API calls in flight from the page: the engine answers them one after another
+ * anyway, and a server at capacity refuses (503) the requests that would wait behind a long queue,
+ * so a page that sent all of its widgets' requests at once would be refused its own last ones.
+ */
+const MAX_IN_FLIGHT = 3
+let inFlight = 0
+const waiting: (() => void)[] = []
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (inFlight < MAX_IN_FLIGHT) inFlight++
+  else await new Promise<void>((resolve) => waiting.push(resolve))
+  try {
+    return await work()
+  } finally {
+    // The slot passes straight to the next caller in line, so a newcomer cannot jump the queue.
+    const next = waiting.shift()
+    if (next) next()
+    else inFlight--
+  }
+}
+
 export async function getJson<T>(path: string, credentials: Credentials, signal?: AbortSignal): Promise<Answer<T>> {
   const started = performance.now()
   try {
-    const { res, cost } = await call(path, credentials, signal)
+    const { res, cost } = await inTurn(() => call(path, credentials, signal))
     if (!res.ok) return failure(res, cost())
     const body = (await res.json()) as T
     return { ok: true, body, headers: res.headers, cost: cost() }
