@@ -78,7 +78,7 @@ beforeAll(async () => {
   events = [...h.data.events]
   await insert(SEAMS)
   await seal()
-  const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, liveSnapshots: false })
+  const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, liveSnapshots: false, insertsTtlMs: 0 })
   const app = testApp(h.rt, { now: () => h.clock.now, sealed })
   const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-inline' })
   inline = (project, route, query) => requestAs(app, `http://quarry.test/insights/${project}/${route}?${queryString(query)}`, root)
@@ -290,6 +290,34 @@ describe('when the data changes under a build', () => {
     await check(false)
     await seal()
     await check(true)
+  })
+})
+
+describe('the insert count', () => {
+  const queries = (res: Reply) => Number(/queries=(\d+)/.exec(res.headers.get('x-quarry-stats') ?? '')?.[1])
+  it('is read once per insertsTtlMs: a request within it plans without the read, one after it reads again', async () => {
+    let now = 0
+    const realNow = Date.now
+    Date.now = () => realNow() + now
+    try {
+      const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 1_000 })
+      const app = testApp(h.rt, { now: () => h.clock.now, sealed })
+      const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-ttl' })
+      const ask = () => requestAs(app, `http://quarry.test/insights/${U}/country?range=30d`, root)
+      const first = await ask()
+      expect(first.headers.get('x-quarry-sealed-until')).not.toBeNull()
+      now += 500
+      const within = await ask()
+      expect(within.headers.get('x-quarry-sealed-until')).not.toBeNull()
+      // The newest build (trusted 5 s), the insert count and the verified live sessions are known: only the statement runs.
+      expect(queries(within)).toBe(1)
+      now += 600
+      const after = await ask()
+      expect(queries(after)).toBe(2)
+      expect(after.body).toEqual(within.body)
+    } finally {
+      Date.now = realNow
+    }
   })
 })
 

@@ -33,6 +33,16 @@ const LATEST_TTL_MS = 5_000
 const SNAPSHOT_INTERVAL_MS = 2_000
 /** A snapshot is written again once this old, well before its rows expire (sealed_live keeps them an hour). */
 const SNAPSHOT_MAX_AGE_MS = 10 * 60_000
+/**
+ * How long an insert count is trusted by default: the response cache reads its data watermark as
+ * often, so an insert reaches an answer within a second either way, and a request spares a read.
+ */
+export const DEFAULT_INSERTS_TTL_MS = 1_000
+
+interface InsertCount {
+  inserts: number
+  closed_inserts: number
+}
 
 interface Latest<B> {
   read: number
@@ -52,8 +62,14 @@ export class BuildPlanner<B extends VersionedBuild, Row> {
   /** Per project, the build and insert count at which no session crossed its C, and the snapshot written at that count. */
   private readonly verified = new Map<string, { version: number; inserts: number; stamp?: { id: number; at: number } }>()
   private readonly snapshots = new Map<string, { at: number; version?: number; writing?: Promise<number | undefined> }>()
+  /** Per project, the last insert count read for a build, and when. */
+  private readonly counts = new Map<string, { at: number; version: number; count: InsertCount }>()
 
-  constructor(private readonly kind: BuildKind<B, Row>) {}
+  /** `insertsTtlMs`: how long an insert count read for a build answers the next requests (0: every request reads it). */
+  constructor(
+    private readonly kind: BuildKind<B, Row>,
+    private readonly insertsTtlMs = DEFAULT_INSERTS_TTL_MS,
+  ) {}
 
   async newest(projectId: string, run: RequestRun): Promise<B | undefined> {
     const cached = this.latest.get(projectId)
@@ -77,18 +93,24 @@ export class BuildPlanner<B extends VersionedBuild, Row> {
    * events after C, so it is taken again only when something was inserted since it last passed.
    */
   async holds(projectId: string, build: B, run: RequestRun): Promise<boolean> {
-    const [count] = await run.runner.rows<{ inserts: number; closed_inserts: number }>(
-      eventInsertsStatement(projectId, build.closedAt, build.insertsSince),
-      opts(run),
-    )
+    const count = await this.insertCount(projectId, build, run)
     const verified = this.verified.get(projectId)
     if (run.runner.dryRun) return verified?.version === build.version
-    if (count!.closed_inserts !== build.inserts) return false
-    if (verified?.version === build.version && verified.inserts === count!.inserts) return true
+    if (count.closed_inserts !== build.inserts) return false
+    if (verified?.version === build.version && verified.inserts === count.inserts) return true
     const [row] = await run.runner.rows<{ crossing: number }>(this.kind.crossing(projectId, build), opts(run))
     if (row!.crossing > 0) return false
-    this.verified.set(projectId, { version: build.version, inserts: count!.inserts })
+    this.verified.set(projectId, { version: build.version, inserts: count.inserts })
     return true
+  }
+
+  /** The inserts logged since the build's start of counting, read at most once per `insertsTtlMs` (never remembered from a dry run). */
+  private async insertCount(projectId: string, build: B, run: RequestRun): Promise<InsertCount> {
+    const known = this.counts.get(projectId)
+    if (!run.runner.dryRun && known?.version === build.version && Date.now() - known.at < this.insertsTtlMs) return known.count
+    const [count] = await run.runner.rows<InsertCount>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), opts(run))
+    if (!run.runner.dryRun) this.counts.set(projectId, { at: Date.now(), version: build.version, count: count! })
+    return count ?? { inserts: 0, closed_inserts: 0 }
   }
 
   /**

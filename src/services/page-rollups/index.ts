@@ -13,7 +13,7 @@ import {
   type PageRollup,
   type PageRollupLatestRow,
 } from '../../query/page-rollup.ts'
-import { BuildPlanner, type RequestRun } from '../build-planner.ts'
+import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, type RequestRun } from '../build-planner.ts'
 import { BuildScheduler } from '../build-scheduler.ts'
 import { buildRollup } from './builder.ts'
 
@@ -43,6 +43,8 @@ export interface PageRollupsOptions {
   buildTimeoutS?: number
   /** Least time between two builds that requests start for one project. */
   rebuildIntervalMs?: number
+  /** How long an insert count read for a rollup answers the next requests (0: each request reads it). */
+  insertsTtlMs?: number
 }
 
 interface Project {
@@ -65,16 +67,16 @@ export function configuredPageRollups(
 }
 
 export class PageRollups {
-  private readonly planner = new BuildPlanner<PageRollup, PageRollupLatestRow>({
-    latest: latestRollupStatement,
-    read: readLatestRollup,
-    crossing: rollupCrossingStatement,
-  })
+  private readonly planner: BuildPlanner<PageRollup, PageRollupLatestRow>
   private readonly opts: Required<PageRollupsOptions>
   private readonly builds: BuildScheduler
 
   constructor(opts: PageRollupsOptions) {
-    this.opts = { buildTimeoutS: DEFAULT_BUILD_TIMEOUT_S, rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS, ...opts }
+    this.opts = { buildTimeoutS: DEFAULT_BUILD_TIMEOUT_S, rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS, insertsTtlMs: DEFAULT_INSERTS_TTL_MS, ...opts }
+    this.planner = new BuildPlanner(
+      { latest: latestRollupStatement, read: readLatestRollup, crossing: rollupCrossingStatement },
+      this.opts.insertsTtlMs,
+    )
     this.builds = new BuildScheduler({ logger: opts.logger, what: 'page rollup', rebuildIntervalMs: this.opts.rebuildIntervalMs, ended: (id) => this.planner.forget(id) })
   }
 
