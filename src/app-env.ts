@@ -20,7 +20,7 @@ export interface AppEnv {
     project: Project
     /** The runner for this request: the real one, or one that records for explain=sql. */
     runner: QueryRunner
-    /** The app's Prometheus instruments, for what a handler counts after the response (streamed exports). */
-    metrics: Metrics
+    /** The app's Prometheus instruments, for what a handler counts after the response (streamed exports); none when the app has no metrics. */
+    metrics: Metrics | undefined
   }
 }

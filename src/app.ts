@@ -50,8 +50,8 @@ export interface AppDeps {
   pageRollups?: PageRollups
   /** The sealed history, when the caller runs one (quarry serve does; see QUARRY_SEALED). */
   sealed?: SealedHistory
-  /** The registry GET /metrics serves (the runtime's, so engine metrics are in it); a fresh one when absent. */
-  metrics?: Metrics
+  /** The registry GET /metrics serves (the runtime's, so engine metrics are in it); a fresh one when absent, none with false. */
+  metrics?: Metrics | false
   /** Request spans (OTEL_EXPORTER_OTLP_ENDPOINT); none when absent. */
   tracing?: Tracing
 }
@@ -65,11 +65,11 @@ export function buildApp(deps: AppDeps) {
     },
   })
 
-  const metrics = deps.metrics ?? createMetrics()
-  if (deps.responseCache) metrics.watch({ cache: deps.responseCache.lru })
+  const metrics = deps.metrics === false ? undefined : (deps.metrics ?? createMetrics())
+  if (metrics && deps.responseCache) metrics.watch({ cache: deps.responseCache.lru })
   app.use('*', requestId)
   app.use('*', requestContext(deps.tracing))
-  app.use('*', requestMetrics(metrics))
+  if (metrics) app.use('*', requestMetrics(metrics))
   app.use(
     '*',
     methodNotAllowed({
@@ -87,7 +87,7 @@ export function buildApp(deps: AppDeps) {
     admission({
       limit: admissionLimit(deps.config),
       exempt: ['/healthz', '/healthz/live', '/healthz/ready', '/metrics'],
-      refused: () => metrics.admissionRefusals.inc(),
+      refused: () => metrics?.admissionRefusals.inc(),
       pace: { slots: deps.config.QUARRY_MAX_CONCURRENT_QUERIES, queueWaitMs: deps.config.QUARRY_MAX_QUEUE_WAIT_MS },
     }),
   )
@@ -124,7 +124,7 @@ export function buildApp(deps: AppDeps) {
   }
 
   app.route('/', systemRoutes({ runner: deps.runner, shutdown: deps.shutdown }))
-  app.route('/', metricsRoutes({ metrics, token: deps.config.QUARRY_METRICS_TOKEN }))
+  if (metrics) app.route('/', metricsRoutes({ metrics, token: deps.config.QUARRY_METRICS_TOKEN }))
 
   app.route(
     '/',

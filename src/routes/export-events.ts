@@ -212,7 +212,7 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
     ])
     const totalCount = Number(counted[0]?.total ?? 0)
     const data = rows.slice(0, limit)
-    c.get('metrics').exportRows.inc({ format: 'json' }, data.length)
+    c.get('metrics')?.exportRows.inc({ format: 'json' }, data.length)
     const last = data[data.length - 1]
     const nextCursor = rows.length > limit && last ? makeCursor(last, window, current + 1, fp, deps.signingKey) : null
     for (const [name, value] of Object.entries(windowHeaders(window))) c.header(name, value)
