@@ -44,7 +44,7 @@ export function renderTiles(body: MetricsBody): HTMLElement {
         h(
           'div',
           { className: `tile-change ${tone}`, title: previous === undefined ? undefined : `previous period: ${format(previous)}` },
-          previous === undefined ? '' : pct === null ? (previous === 0 ? 'none in the previous period' : '') : `${formatChange(pct)} vs previous`,
+          previous === undefined ? '' : pct === null ? (previous === 0 ? 'none before' : '') : `${formatChange(pct)} vs previous`,
         ),
       )
     }),
