@@ -4,40 +4,21 @@
  *
  *   npx tsx benchmarks/experiments/sealed-parts.ts DATA_DIR PROJECT [RUNS] [DIMENSION]
  */
-import { randomInt } from 'node:crypto'
-import { DateTime } from 'luxon'
-import pino from 'pino'
-import { loadConfig } from '../../src/config.ts'
 import { findDimension } from '../../src/query/dimensions.ts'
-import { newestClosing } from '../../src/query/page-rollup.ts'
-import { readSealedLatest, sealedBreakdownStatement, sealedLatestStatement, sealedLiveWriteStatement } from '../../src/query/sealed.ts'
-import { openRuntime } from '../../src/runtime.ts'
-import { sealProject } from '../../src/services/sealed/builder.ts'
+import { sealedBreakdownStatement, sealedLatestStatement } from '../../src/query/sealed.ts'
+import { openSealedProject } from '../lib/sealed-project.ts'
 
 const [dir, project, runsArg = '15', dimensionName = 'country'] = process.argv.slice(2)
 if (!dir || !project) throw new Error('usage: sealed-parts.ts DATA_DIR PROJECT [RUNS] [DIMENSION]')
 const runs = Number(runsArg)
-const logger = pino({ level: 'warn' })
-const rt = await openRuntime(loadConfig({ ...process.env, QUARRY_DATA_DIR: dir, QUARRY_SEALED: '0', QUARRY_PAGE_ROLLUPS: '0' }), logger)
 const read = { timeoutS: 600 }
-const [first] = await rt.runner.rows<{ last: string }>(
-  { name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } },
-  read,
-)
-const clock = DateTime.fromSQL(first!.last, { zone: 'UTC' }).plus({ minutes: 30 })
-let [row] = await rt.runner.rows<Parameters<typeof readSealedLatest>[0] & object>(sealedLatestStatement(project), read)
-if (!row) {
-  await sealProject(project, { runner: rt.runner, logger, closedAt: newestClosing(clock, 'UTC'), timeoutS: 900 })
-  ;[row] = await rt.runner.rows<Parameters<typeof readSealedLatest>[0] & object>(sealedLatestStatement(project), read)
-}
-// The live sessions under a stamp of this run's own, as the planner writes them.
-const stamp = randomInt(1, 2 ** 48)
-const build = { ...readSealedLatest(row)!.build, liveStamp: stamp }
-await rt.runner.command(sealedLiveWriteStatement(project, build, stamp))
+const { rt, clock, written: build } = await openSealedProject(dir, project, true)
 
 const end = clock.startOf('day').plus({ days: 1 })
 const req = { projectId: project, range: { start: end.minus({ days: 30 }), end, timezone: 'UTC' }, filters: [], limit: 11, offset: 0 }
-const whole = sealedBreakdownStatement(findDimension(dimensionName)!, req, build)
+const statement = sealedBreakdownStatement(findDimension(dimensionName)!, req, build)
+// Without its comments, so that a part taken alone does not end inside one.
+const whole = { ...statement, sql: statement.sql.replace(/^\s*--[^\n]*\n/gm, '') }
 // Each UNION ALL branch of the statement alone, counted.
 const body = whole.sql.slice(whole.sql.indexOf('FROM (') + 'FROM ('.length, whole.sql.lastIndexOf('\n)\nGROUP BY'))
 const branches = body.split(/\n\s*UNION ALL\n/)

@@ -10,45 +10,20 @@
  * The clock is half an hour past the project's last event, so the live part holds the hour or so
  * after C, as under traffic.
  */
-import { randomInt } from 'node:crypto'
-import { DateTime } from 'luxon'
-import pino from 'pino'
-import { loadConfig } from '../../src/config.ts'
+import { openSealedProject } from '../lib/sealed-project.ts'
 import { findDimension } from '../../src/query/dimensions.ts'
 import { chartSeriesStatement, type ChartSeriesRow } from '../../src/query/charts.ts'
 import { breakdownStatement } from '../../src/query/insights.ts'
 import { metricsBuckets, metricsStatement } from '../../src/query/metrics.ts'
-import { newestClosing } from '../../src/query/page-rollup.ts'
 import { sealedChartSeriesStatement } from '../../src/query/sealed-charts.ts'
-import { readSealedLatest, sealedBreakdownStatement, sealedLatestStatement, sealedLiveWriteStatement, sealedMetricsStatement } from '../../src/query/sealed.ts'
+import { sealedBreakdownStatement, sealedMetricsStatement } from '../../src/query/sealed.ts'
 import type { Filter } from '../../src/query/filters.ts'
-import { openRuntime } from '../../src/runtime.ts'
-import { sealProject } from '../../src/services/sealed/builder.ts'
 
 const [dir, project, runsArg = '9', reuse] = process.argv.slice(2)
-if (!dir || !project) throw new Error('usage: sealed-vs-sessions.ts DATA_DIR PROJECT [RUNS]')
+if (!dir || !project) throw new Error('usage: sealed-vs-sessions.ts DATA_DIR PROJECT [RUNS] [reuse]')
 const runs = Number(runsArg)
-const logger = pino({ level: 'warn' })
-const rt = await openRuntime(loadConfig({ ...process.env, QUARRY_DATA_DIR: dir, QUARRY_SEALED: '0', QUARRY_PAGE_ROLLUPS: '0' }), logger)
 const read = { timeoutS: 600 }
-const [first] = await rt.runner.rows<{ last: string }>(
-  { name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } },
-  read,
-)
-const clock = DateTime.fromSQL(first!.last, { zone: 'UTC' }).plus({ minutes: 30 })
-let [row] = await rt.runner.rows<Parameters<typeof readSealedLatest>[0] & object>(sealedLatestStatement(project), read)
-if (!row || reuse !== 'reuse') {
-  const started = performance.now()
-  await sealProject(project, { runner: rt.runner, logger, closedAt: newestClosing(clock, 'UTC'), timeoutS: 900 })
-  console.log(`sealed ${project} in ${Math.round(performance.now() - started)} ms`)
-  ;[row] = await rt.runner.rows<Parameters<typeof readSealedLatest>[0] & object>(sealedLatestStatement(project), read)
-}
-const computed = readSealedLatest(row)!.build
-// The live sessions as the planner writes them once per state of the events after C, under a stamp
-// of this run's own: a reused build may hold the rows of an earlier run's stamp.
-const stamp = randomInt(1, 2 ** 48)
-await rt.runner.command(sealedLiveWriteStatement(project, computed, stamp))
-const written = { ...computed, liveStamp: stamp }
+const { rt, clock, computed, written } = await openSealedProject(dir, project, reuse === 'reuse')
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const same = (a: unknown[], b: unknown[]) => JSON.stringify(a) === JSON.stringify(b)

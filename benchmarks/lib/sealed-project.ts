@@ -1,0 +1,46 @@
+import { randomInt } from 'node:crypto'
+import { DateTime } from 'luxon'
+import pino from 'pino'
+import { loadConfig } from '../../src/config.ts'
+import { newestClosing } from '../../src/query/page-rollup.ts'
+import { readSealedLatest, sealedLatestStatement, sealedLiveWriteStatement, type SealedBuild } from '../../src/query/sealed.ts'
+import { openRuntime, type Runtime } from '../../src/runtime.ts'
+import { sealProject } from '../../src/services/sealed/builder.ts'
+
+export interface SealedProject {
+  rt: Runtime
+  /** Half an hour past the project's last event, so the live part holds the hour or so after C, as under traffic. */
+  clock: DateTime
+  /** The newest build, the live sessions computed by each statement. */
+  computed: SealedBuild
+  /** The same build with its live sessions written, as requests read them once the planner wrote them. */
+  written: SealedBuild
+}
+
+/**
+ * Opens a seeded data directory for the sealed-history experiments (no background work) and seals
+ * the project first (a full build, timed on stdout), unless `reuse` and it has a build.
+ */
+export async function openSealedProject(dir: string, project: string, reuse: boolean): Promise<SealedProject> {
+  const logger = pino({ level: 'warn' })
+  const rt = await openRuntime(loadConfig({ ...process.env, QUARRY_DATA_DIR: dir, QUARRY_SEALED: '0', QUARRY_PAGE_ROLLUPS: '0' }), logger)
+  const read = { timeoutS: 600 }
+  const [first] = await rt.runner.rows<{ last: string }>(
+    { name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } },
+    read,
+  )
+  const clock = DateTime.fromSQL(first!.last, { zone: 'UTC' }).plus({ minutes: 30 })
+  const latest = () => rt.runner.rows<Parameters<typeof readSealedLatest>[0] & object>(sealedLatestStatement(project), read)
+  let [row] = await latest()
+  if (!row || !reuse) {
+    const started = performance.now()
+    await sealProject(project, { runner: rt.runner, logger, closedAt: newestClosing(clock, 'UTC'), timeoutS: 900 })
+    console.log(`sealed ${project} in ${Math.round(performance.now() - started)} ms`)
+    ;[row] = await latest()
+  }
+  const computed = readSealedLatest(row)!.build
+  // Under a stamp of this run's own: a reused build may hold the rows of an earlier run's stamp.
+  const stamp = randomInt(1, 2 ** 48)
+  await rt.runner.command(sealedLiveWriteStatement(project, computed, stamp))
+  return { rt, clock, computed, written: { ...computed, liveStamp: stamp } }
+}
