@@ -213,9 +213,21 @@ describe('columnar formats over a million events', () => {
     }
   }
 
+  /** HEAD's row count is exact; its size estimate (from the first rows' bytes) within a factor of 1.5 of the body. */
+  async function expectHead(query: string, bytes: number) {
+    const head = await fetch(`${base}/export/events?${query}`, { method: 'HEAD', headers })
+    expect(head.status).toBe(200)
+    expect(head.headers.get('x-quarry-rows')).toBe(String(ROWS))
+    const ratio = Number(head.headers.get('x-quarry-size-estimate')) / bytes
+    console.log(`${query}: HEAD size estimate / body bytes = ${ratio.toFixed(2)}`)
+    expect(ratio).toBeGreaterThan(1 / 1.5)
+    expect(ratio).toBeLessThan(1.5)
+  }
+
   it('parquet: one file of many row groups holding every event once, RSS growth under 256 MB', async () => {
     const m = await downloadFile('format=parquet&includes=properties,geo,referrer')
     expect(m.rssGrowthMb).toBeLessThan(256)
+    await expectHead('format=parquet&includes=properties,geo,referrer', m.bytes)
     const read = await readParquetFile(m.path, 'SELECT count(*) AS n, count(DISTINCT id) AS ids, epoch_ms(max(createdAt)) AS newest FROM t')
     expect(read).toEqual([{ n: ROWS, ids: ROWS, newest: Date.parse('2026-03-10T11:59:59.999Z') }])
     const groups = await readParquetFile(m.path, 'SELECT count(DISTINCT row_group_id) AS groups FROM parquet_metadata(t_path)')
@@ -227,6 +239,7 @@ describe('columnar formats over a million events', () => {
   it('arrow: one stream of many record batches holding every event, RSS growth under 256 MB', async () => {
     const m = await downloadFile('format=arrow&includes=properties,geo,referrer')
     expect(m.rssGrowthMb).toBeLessThan(256)
+    await expectHead('format=arrow&includes=properties,geo,referrer', m.bytes)
     const reader = await RecordBatchReader.from(createReadStream(m.path))
     let rows = 0
     let batches = 0

@@ -5508,7 +5508,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The headers the GET would answer, without streaming, plus X-Quarry-Rows and X-Quarry-Size-Estimate */
+                /** @description The headers the GET would answer, without streaming; with a streamed format also X-Quarry-Rows and X-Quarry-Size-Estimate */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5518,6 +5518,14 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
+                        "X-Quarry-Range"?: string;
+                        /** @description Timezone the window and buckets were computed in */
+                        "X-Quarry-Timezone"?: string;
+                        /** @description Cursor of the next page; absent on the last page */
+                        "X-Next-Cursor"?: string;
+                        /** @description <url>; rel="next" for the next page; absent on the last page */
+                        Link?: string;
                         /** @description The exact number of rows the same GET would stream (events, or chart points) */
                         "X-Quarry-Rows"?: string;
                         /** @description Estimated bytes of the uncompressed body: the bytes per row of the first rows in the format, times X-Quarry-Rows */
@@ -5952,7 +5960,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The headers the GET would answer, without streaming, plus X-Quarry-Rows and X-Quarry-Size-Estimate */
+                /** @description The headers the GET would answer, without streaming; with a streamed format also X-Quarry-Rows and X-Quarry-Size-Estimate */
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5962,6 +5970,14 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
+                        "X-Quarry-Range"?: string;
+                        /** @description Timezone the window and buckets were computed in */
+                        "X-Quarry-Timezone"?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
+                        /** @description With previous=true: the previous window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
+                        "X-Quarry-Previous-Range"?: string;
                         /** @description The exact number of rows the same GET would stream (events, or chart points) */
                         "X-Quarry-Rows"?: string;
                         /** @description Estimated bytes of the uncompressed body: the bytes per row of the first rows in the format, times X-Quarry-Rows */

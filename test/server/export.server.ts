@@ -1,6 +1,9 @@
-/** /export/events streamed from a ClickHouse server: every event once, newest first, in both formats. */
+/** /export/events streamed from a ClickHouse server: every event once, newest first, in every format. */
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { buildEvents, PROJECTS } from '../fixtures/insights-data.ts'
+import { createClientRow } from '../../src/auth/clients.ts'
+import { buildEvents, NOW, PROJECTS } from '../fixtures/insights-data.ts'
+import { testApp } from '../helpers/runtime.ts'
+import { readArrowStream, readParquet } from '../support/columnar-readers.ts'
 import { describeServer, openServerInsights, type ServerInsights } from './helpers.ts'
 
 const U = PROJECTS.utc.id
@@ -36,5 +39,38 @@ describeServer('export on a server', () => {
     expect(res.status).toBe(200)
     const text = String(res.body)
     expect(text.split('\n').filter((l) => l.startsWith('"id","name"'))).toHaveLength(1)
+  })
+
+  /** The bytes of an export, as a client receives them: the server writes one file across arbitrary chunks. */
+  async function binary(query: string, method = 'GET') {
+    const app = testApp(h.rt, { now: () => NOW })
+    const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: `root-${Math.random()}` })
+    const res = await app.request(`http://quarry.test/export/events?projectId=${U}&start=2024-01-01&end=2026-12-31&${query}`, {
+      method,
+      headers: { 'openpanel-client-id': root.id, 'openpanel-client-secret': root.secret },
+    })
+    return { res, body: new Uint8Array(await res.arrayBuffer()) }
+  }
+
+  it('streams Parquet and Arrow: one valid file each, every event in order, typed columns', async () => {
+    const want = expected().map((e) => e.id)
+    const parquet = await binary('format=parquet&includes=properties')
+    expect(parquet.res.status).toBe(200)
+    const p = await readParquet(parquet.body)
+    expect(p.rows.map((r) => r.id)).toEqual(want)
+    expect(p.types).toMatchObject({ createdAt: 'TIMESTAMP WITH TIME ZONE', properties: 'MAP(VARCHAR, VARCHAR)', duration: 'UBIGINT' })
+    const arrow = await binary('format=arrow&includes=properties')
+    expect(arrow.res.status).toBe(200)
+    const a = readArrowStream(arrow.body)
+    expect(a.rows.map((r) => r.id)).toEqual(want)
+    expect(a.types).toMatchObject({ createdAt: 'Timestamp<MILLISECOND, UTC>', properties: 'Map<{key:Utf8, value:Utf8}>' })
+  })
+
+  it('resumes after an event and counts with HEAD', async () => {
+    const want = expected().map((e) => e.id)
+    const resumed = readArrowStream((await binary(`format=arrow&after=${want[9]}`)).body)
+    expect(resumed.rows.map((r) => r.id)).toEqual(want.slice(10))
+    const head = await binary('format=parquet', 'HEAD')
+    expect(head.res.headers.get('x-quarry-rows')).toBe(String(want.length))
   })
 })
