@@ -124,11 +124,11 @@ describe('cluster DDL', () => {
     for (const o of objects.values()) expect(o.formatted.split('\n')[0]).toContain(`${o.name} ON CLUSTER quarry_cluster`)
   })
 
-  it("alters the schema's sharded tables where their data is: events_by_name goes to events_local", () => {
+  it("alters the schema's sharded tables where their data is: events_by_name goes to events_local; a replicated table keeps its name", () => {
     const altered = singleNode()
       .flatMap((statement) => clusterStatements(statement, TARGET))
       .flatMap((sql) => /^ALTER TABLE (\w+) ON CLUSTER /.exec(sql)?.[1] ?? [])
-    expect(altered).toEqual(['events_local', 'events_local', 'events_local'])
+    expect(altered).toEqual(['events_local', 'events_local', 'events_local', 'sealed_builds'])
   })
 
   it('gives every MergeTree table its replicated engine, Keeper path and replica macro, keeping its own arguments', async () => {

@@ -13,6 +13,7 @@ import { DateTime } from 'luxon'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClientRow } from '../src/auth/clients.ts'
 import { buildEvents, eventId, PROJECTS } from './fixtures/insights-data.ts'
+import { SealedHistory } from '../src/services/sealed/index.ts'
 import { openInsights, requestAs, type Harness, type Reply } from './fixtures/insights-harness.ts'
 import { bucketStarts, ms, toRow, type EventRow, type Interval } from './fixtures/insights-model.ts'
 import { testApp } from './helpers/runtime.ts'
@@ -198,6 +199,26 @@ describe('charts from the sealed event rollups', () => {
   it('the random cases reached both paths', () => {
     expect(paths.filter(Boolean).length).toBeGreaterThan(8)
     expect(paths.filter((p) => !p).length).toBeGreaterThan(8)
+  })
+})
+
+describe('a build of an older format', () => {
+  it('answers nothing, however new: builds made before the event rollups lack them', async () => {
+    const url = `http://quarry.test/export/charts?${new URLSearchParams({ projectId: U, series: JSON.stringify([{ name: '*', segment: 'event' }]), interval: 'day', range: '30d', timezone: 'UTC' })}`
+    await h.rt.runner.command({
+      name: 'older_format',
+      sql: `INSERT INTO sealed_builds SELECT * REPLACE (version + 1 AS version, 0 AS format) FROM sealed_builds WHERE project_id = {p:String} ORDER BY version DESC LIMIT 1`,
+      params: { p: U },
+    })
+    const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 3_600_000, insertsTtlMs: 0 })
+    const app = testApp(h.rt, { now: () => h.clock.now, sealed })
+    const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-format' })
+    const reply = await requestAs(app, url, root)
+    expect(reply.headers.get('x-quarry-sealed-until')).not.toBeNull()
+    expect(reply.body).toEqual((await plain(url)).body)
+    const [newest] = await h.rt.runner.rows<{ format: number }>({ name: 'newest', sql: 'SELECT format FROM sealed_builds WHERE project_id = {p:String} ORDER BY version DESC LIMIT 1', params: { p: U } }, { timeoutS: 10 })
+    expect(newest!.format).toBe(0)
+    await h.rt.runner.command({ name: 'drop_older_format', sql: 'ALTER TABLE sealed_builds DELETE WHERE project_id = {p:String} AND format = 0 SETTINGS mutations_sync = 1', params: { p: U } })
   })
 })
 

@@ -1,6 +1,6 @@
 -- A build's row in sealed_builds, once its tables are written and compacted.
-INSERT INTO sealed_builds (project_id, version, closed_at, held_from, longest_ms, built_at, inserts_since, inserts, sessions, build_ms)
-SELECT {project:String}, {version:UInt64}, {closed:DateTime64(3, 'UTC')},
+INSERT INTO sealed_builds (project_id, version, format, closed_at, held_from, longest_ms, built_at, inserts_since, inserts, sessions, build_ms)
+SELECT {project:String}, {version:UInt64}, {format:UInt16}, {closed:DateTime64(3, 'UTC')},
   ifNull((SELECT minOrNull(created_at) FROM sealed_sessions WHERE project_id = {project:String} AND version = {version:UInt64} AND held),
     {closed:DateTime64(3, 'UTC')}),
   (SELECT max(toUInt64(dateDiff('millisecond', created_at, ended_at))) FROM sealed_sessions

@@ -182,10 +182,16 @@ export interface SealedLatestRow {
   inserts: number
 }
 
+/**
+ * What a build holds (sealed_builds.format): raised when a build gains a table that requests read,
+ * so that builds made before it answer nothing and are replaced. 1: the hourly event rollups.
+ */
+export const SEALED_FORMAT = 1
+
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',
   sql: renderSql('sealed_latest'),
-  params: { project: projectId },
+  params: { project: projectId, format: SEALED_FORMAT },
 })
 
 export function readSealedLatest(row: SealedLatestRow | undefined): { build: SealedBuild; builtAt: DateTime } | undefined {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import type { QueryRunner } from '../../clickhouse/run.ts'
 import { DIMENSIONS } from '../../query/dimensions.ts'
 import { eventInsertsStatement } from '../../query/event-inserts.ts'
-import { attributeFragments } from '../../query/sealed.ts'
+import { attributeFragments, SEALED_FORMAT } from '../../query/sealed.ts'
 import { renderSql } from '../../query/sql-templates.ts'
 import { clickhouseInstant } from '../../query/time-range.ts'
 
@@ -79,7 +79,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
   await runner.command({
     name: 'sealed_register',
     sql: renderSql('sealed_register'),
-    params: { ...params, built: clickhouseInstant(built), since: clickhouseInstant(since), inserts: before, build_ms: ms },
+    params: { ...params, format: SEALED_FORMAT, built: clickhouseInstant(built), since: clickhouseInstant(since), inserts: before, build_ms: ms },
   })
   // The build replaced is kept: requests planned with it may still be reading.
   if (clock!.previous > 0) {
