@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Logger } from 'pino'
 import type { AppEnv } from './app-env.ts'
+import { OverloadedError } from './clickhouse/gate.ts'
 import { emptyStats, type QueryRunner } from './clickhouse/run.ts'
 import type { Config } from './config.ts'
 import { createAuth, type AuthHooks } from './auth/middleware.ts'
@@ -168,7 +169,9 @@ export function buildApp(deps: AppDeps) {
 
   app.onError((thrown, c) => {
     const err = toApiError(thrown)
-    if (err.status >= 500) deps.logger.error({ err: thrown, requestId: c.get('requestId') }, 'request failed')
+    // A refusal under overload is the service working as meant (counted, and in the access log): an
+    // error line with a stack for each would cost the most when the process has the least to spare.
+    if (err.status >= 500 && !(thrown instanceof OverloadedError)) deps.logger.error({ err: thrown, requestId: c.get('requestId') }, 'request failed')
     for (const [name, value] of Object.entries(err.headers)) c.header(name, value)
     return c.json(errorBody(err, c.get('requestId')), err.status)
   })
