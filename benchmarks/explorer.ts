@@ -38,6 +38,7 @@ const { values } = parseArgs({
   },
 })
 const RUNS = Number(values.runs)
+const load0 = loadavg()[0]
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -83,12 +84,13 @@ try {
     return { ms, dbMs: db.reduce((a, b) => a + b, 0) - (db[2] ?? 0) }
   }
 
-  // As the first run does before printing the link: build the demo's rollups and sealed history.
+  // As the first run does before printing the link: build the demo's rollups and sealed history
+  // (a kept --dir has them from its first run).
   started = performance.now()
   const project = (await findProject(rt.runner, 'demo'))!
-  await Promise.all([rt.pageRollups?.build(project), rt.sealed?.build('demo')])
-  const buildS = (performance.now() - started) / 1000
-  console.log(`rollups built in ${buildS.toFixed(1)} s`)
+  if (!seeded) await Promise.all([rt.pageRollups?.build(project), rt.sealed?.build('demo')])
+  const buildS = seeded ? null : (performance.now() - started) / 1000
+  if (buildS !== null) console.log(`rollups built in ${buildS.toFixed(1)} s`)
   const first = await navigate(uncached.port)
   console.log(`first navigation (fresh browser, no response cache): ${first.ms.toFixed(0)} ms`)
 
@@ -101,9 +103,9 @@ try {
   }
   const result = {
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavg1: loadavg()[0], shared: 'other helpers were running tests on the same 2 cores' },
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavg1AtStart: load0, loadavg1: loadavg()[0], shared: 'other helpers were running tests on the same 2 cores' },
     data: { events: 1_000_000, days: 30, seedSeconds: seedS === null ? null : Number(seedS.toFixed(1)) },
-    buildSeconds: Number(buildS.toFixed(1)),
+    buildSeconds: buildS === null ? null : Number(buildS.toFixed(1)),
     firstNavigationMs: Math.round(first.ms),
     medianMs: { noCache: Math.round(median(runs.noCache)), served: Math.round(median(runs.served)), noCacheEngineDbSum: Math.round(median(runs.noCacheDb)) },
     maxMs: { noCache: Math.round(Math.max(...runs.noCache)), served: Math.round(Math.max(...runs.served)) },
