@@ -235,6 +235,12 @@ describe('startDate and endDate', () => {
     }
   })
 
+  it('one 400 names every bad window parameter, not only the first', async () => {
+    const res = await h.get(U, 'metrics', { range: 'nope', startDate: 'garbage', endDate: '2026-02-30', timezone: 'Mars/Olympus' })
+    expect(res.status).toBe(400)
+    expect(new Set(res.body.details.map((d: { path: string }) => d.path))).toEqual(new Set(['range', 'startDate', 'endDate', 'timezone']))
+  })
+
   it('spans over five years are a 400', async () => {
     await expect400(U, 'metrics', { startDate: '2020-01-01', endDate: '2026-01-01' }, 'startDate')
     await expect400(U, 'city', { startDate: '2000-01-01T00:00:00Z', endDate: '2026-01-01T00:00:00Z' }, 'startDate')

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi'
 import { isValidTimezone } from '../projects.ts'
 import { MAX_FILTERS, MAX_FILTER_VALUES, OPERATORS, type Filter } from '../query/filters.ts'
 import type { DateTime } from 'luxon'
-import { isoWithOffset, RANGES } from '../query/time-range.ts'
+import { isoWithOffset, parseBoundary, RANGES } from '../query/time-range.ts'
 
 export const FilterSchema = z
   .object({
@@ -24,19 +24,21 @@ export const FiltersSchema = z
       'several values OR, except isNot and doesNotContain whose values AND.',
   })
 
+/**
+ * A window boundary's spelling, checked with the other parameters so that one 400 names every bad
+ * one (the zone it is read in comes later, and moves no boundary from valid to invalid).
+ */
+const boundary = z
+  .string()
+  .max(64)
+  .refine((text) => parseBoundary(text, 'start', 'UTC') !== undefined, 'expected YYYY-MM-DD or an ISO 8601 date-time')
+  .optional()
+
 /** The window parameters insights and chart export share; each route adds its own around them. */
 export const windowParams = (defaultRange: string) => ({
   range: z.enum(RANGES).optional().openapi({ description: `Named range in the project timezone; default ${defaultRange}` }),
-  startDate: z
-    .string()
-    .max(64)
-    .optional()
-    .openapi({ description: 'YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant' }),
-  endDate: z
-    .string()
-    .max(64)
-    .optional()
-    .openapi({ description: 'YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive)' }),
+  startDate: boundary.openapi({ description: 'YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant' }),
+  endDate: boundary.openapi({ description: 'YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive)' }),
   timezone: z
     .string()
     .max(64)
