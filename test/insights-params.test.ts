@@ -355,6 +355,26 @@ describe('filters', () => {
     })
   }
 
+  it('OpenPanel conventions: a column regex written /…/ loses its slashes, a property regex keeps them; null is the text null', async () => {
+    const same = async (sent: Filter[], meant: Filter[]) => {
+      const res = await h.get(U, 'metrics', { range: '30d', filters: sent })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.body, JSON.stringify(sent)).toEqual(h.data.metrics(U, W, 'day', meant))
+      return res.body.metrics.total_sessions as number
+    }
+    const blog = await same([{ name: 'path', operator: 'regex', value: ['/^/blog/.+/'] }], [{ name: 'path', operator: 'regex', value: ['^/blog/.+'] }])
+    expect(blog).toBeGreaterThan(0)
+    await same([{ name: 'properties.plan', operator: 'regex', value: ['/a/'] }], [{ name: 'properties.plan', operator: 'regex', value: ['/a/'] }])
+    await same([{ name: 'country', operator: 'is', value: [null as unknown as string, 'SE'] }], [{ name: 'country', operator: 'is', value: ['null', 'SE'] }])
+  })
+
+  it('cohort operators are a 400 that says cohorts are not supported', async () => {
+    for (const operator of ['inCohort', 'notInCohort']) {
+      const res = await expect400(U, 'metrics', { filters: [{ name: 'profile_id', operator, value: ['c1'] }] as unknown as Filter[] }, 'filters.0.operator')
+      expect(JSON.stringify(res.body.details)).toContain('cohorts are not supported')
+    }
+  })
+
   it('by hand: % and _ are literal, not LIKE wildcards', async () => {
     const ids = (filters: Filter[]) => h.data.startedIn(U, W, filters).map((s) => s.id)
     expect(ids([{ name: 'utm_campaign', operator: 'contains', value: ['%_'] }])).toEqual(['s-weird'])

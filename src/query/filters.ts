@@ -29,7 +29,8 @@ export const MAX_FILTER_VALUES = 100
 export interface Filter {
   name: string
   operator: Operator
-  value: (string | number | boolean)[]
+  /** A null means the text 'null', as OpenPanel reads every value (String(v)). */
+  value: (string | number | boolean | null)[]
   /** Sent by OpenPanel clients; ignored. */
   id?: string
 }
@@ -76,13 +77,15 @@ function resolve(name: string, scope: FilterScope, params: SqlParams): Operand |
   return { expr: column.column, kind, level: 'event' }
 }
 
-const isNumeric = (v: string | number | boolean) => typeof v === 'number' || (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)))
+const isNumeric = (v: string | number | boolean | null) => typeof v === 'number' || (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)))
 
-function parseInstant(v: string | number | boolean): string | undefined {
+function parseInstant(v: string | number | boolean | null): string | undefined {
   if (typeof v !== 'string') return undefined
   const t = DateTime.fromISO(v.trim().replace(' ', 'T'), { zone: 'UTC' })
   return t.isValid ? clickhouseInstant(t) : undefined
 }
+
+const unslashed = (pattern: string) => pattern.replace(/^\//, '').replace(/\/$/, '')
 
 function predicate(op: Operand, f: Filter, params: SqlParams, path: string, issues: ErrorDetail[]): string | undefined {
   const text = op.kind === 'string' ? op.expr : `toString(${op.expr})`
@@ -105,7 +108,9 @@ function predicate(op: Operand, f: Filter, params: SqlParams, path: string, issu
     case 'endsWith':
       return orEach((p) => `endsWith(${text}, ${p})`, 'String', strings)
     case 'regex':
-      return orEach((p) => `match(${text}, ${p})`, 'String', strings)
+      // OpenPanel's convention: a pattern on a column may be written /…/ (its slashes are not part of
+      // it); one on a property is taken as written.
+      return orEach((p) => `match(${text}, ${p})`, 'String', op.expr.startsWith('properties[') ? strings : strings.map(unslashed))
     case 'is':
     case 'isNot': {
       const negate = f.operator === 'isNot' ? 'NOT ' : ''

@@ -4,11 +4,16 @@ import { MAX_FILTERS, MAX_FILTER_VALUES, OPERATORS, type Filter } from '../query
 import type { DateTime } from 'luxon'
 import { isoWithOffset, parseBoundary, RANGES } from '../query/time-range.ts'
 
+/** OpenPanel's operators over its cohorts, which Quarry does not keep. */
+const COHORT_OPERATORS = ['inCohort', 'notInCohort']
+
 export const FilterSchema = z
   .object({
     name: z.string().min(1).max(256),
-    operator: z.enum(OPERATORS),
-    value: z.array(z.union([z.string().max(4096), z.number(), z.boolean()])).max(MAX_FILTER_VALUES),
+    operator: z.enum(OPERATORS, {
+      error: (issue) => (COHORT_OPERATORS.includes(String(issue.input)) ? 'cohorts are not supported: Quarry keeps no cohorts' : undefined),
+    }),
+    value: z.array(z.union([z.string().max(4096), z.number(), z.boolean(), z.null()])).max(MAX_FILTER_VALUES),
     id: z.string().optional().openapi({ description: 'Ignored; accepted because OpenPanel clients send it' }),
   })
   .strict()
