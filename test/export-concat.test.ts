@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { tableFromIPC } from 'apache-arrow'
 import { Session } from 'chdb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -95,6 +97,30 @@ describe('Parquet', () => {
     const empty = await readParquet(none)
     expect(empty.rows).toEqual([])
     expect(Object.keys(empty.types)).toEqual(['n', 'date', 'm', 'x', 's'])
+  })
+
+  it('keeps no block in memory once its row group is passed on (only a copy of its footer)', async () => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const [block] = await blocks('Parquet', `${SQL} LIMIT 4000`)
+    // The memory itself (a view of it keeps it, not the Buffer object around it).
+    const refs: WeakRef<ArrayBufferLike>[] = []
+    async function* copies() {
+      for (let i = 0; i < 10; i++) {
+        const copy = Buffer.from(block!)
+        expect(copy.buffer.byteLength).toBe(copy.length)
+        refs.push(new WeakRef(copy.buffer))
+        yield copy
+      }
+    }
+    const joined = concatParquet(copies())
+    // The magic, then eight row groups; the generator is still running (the footer is still to come).
+    for (let i = 0; i < 9; i++) expect((await joined.next()).done).toBe(false)
+    await new Promise((r) => setTimeout(r, 0))
+    gc()
+    await new Promise((r) => setTimeout(r, 0))
+    expect(refs.slice(0, 7).filter((r) => r.deref() !== undefined)).toHaveLength(0)
+    await joined.return(undefined)
   })
 
   it('refuses blocks of different schemas rather than write a file readers reject', async () => {
