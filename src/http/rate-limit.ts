@@ -127,14 +127,18 @@ export class FailureWindows {
   }
 }
 
-/** Every response after it carries the RateLimit-* headers of `keyOf`'s bucket; beyond it → 429. */
+/** Every response after it carries the RateLimit-* (and X-RateLimit-*) headers of `keyOf`'s bucket; beyond it → 429. */
 export const rateLimit = (buckets: RateBuckets, keyOf: (c: Context<AppEnv>) => string, windowS: number, refused?: () => void) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const d = buckets.take(keyOf(c))
+    // OpenPanel's own names beside the standard draft's, for clients that read those.
     const headers = {
       'RateLimit-Limit': String(d.limit),
       'RateLimit-Remaining': String(d.remaining),
       'RateLimit-Reset': String(d.resetS),
+      'X-RateLimit-Limit': String(d.limit),
+      'X-RateLimit-Remaining': String(d.remaining),
+      'X-RateLimit-Reset': String(d.resetS),
     }
     if (!d.allowed) {
       refused?.()

@@ -41,11 +41,15 @@ const SHARED_HEADERS = {
   'RateLimit-Limit': header('Requests allowed per window for this client; from authentication on'),
   'RateLimit-Remaining': header('Requests left in the current window'),
   'RateLimit-Reset': header('Seconds until the budget is full again'),
+  'X-RateLimit-Limit': header("RateLimit-Limit under OpenPanel's name"),
+  'X-RateLimit-Remaining': header("RateLimit-Remaining under OpenPanel's name"),
+  'X-RateLimit-Reset': header("RateLimit-Reset under OpenPanel's name: seconds, not an instant"),
   'Retry-After': header('Seconds to wait before retrying'),
 }
 type SharedHeader = keyof typeof SHARED_HEADERS
 const SYSTEM_HEADERS: SharedHeader[] = ['X-Request-Id']
-const API_HEADERS: SharedHeader[] = ['X-Request-Id', 'Server-Timing', 'X-Quarry-Stats', 'X-Quarry-Cache', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']
+const RATE_HEADERS: SharedHeader[] = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']
+const API_HEADERS: SharedHeader[] = ['X-Request-Id', 'Server-Timing', 'X-Quarry-Stats', 'X-Quarry-Cache', ...RATE_HEADERS]
 
 const errorResponse = (status: number) => ({
   description: STATUS_CODES[status] ?? 'Error',

@@ -20,7 +20,7 @@ const MANAGE_ERRORS = [400, 401, 403, 429]
 
 /** What the shared middleware adds once a client is authenticated (rate limit) and a query ran. */
 const HEADERS = Object.fromEntries(
-  ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Server-Timing', 'X-Quarry-Stats'].map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+  ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Server-Timing', 'X-Quarry-Stats'].map((name) => [name, { $ref: `#/components/headers/${name}` }]),
 )
 
 const withHeaders = (responses: ReturnType<typeof errorResponses>) =>
