@@ -18,7 +18,3 @@ PARTITION BY (project_id, version)
 -- A chart reads one event name's hours; '*' reads every name's.
 ORDER BY (name, hour, has_profile)
 SETTINGS index_granularity = 1024;
-
--- What a build holds, as a number: builds of an older format (0, before the event rollups) lack
--- tables that requests read, so they answer nothing and the next build replaces them.
-ALTER TABLE sealed_builds ADD COLUMN IF NOT EXISTS format UInt16 DEFAULT 0;
