@@ -17,7 +17,8 @@ const EWMA_WEIGHT = 0.2
  * refused on arrival too. Judged here, before any work, rather than at its first query: a request
  * may wait for shared reads (the cache's watermark, the sealed history's state) before it asks the
  * gate for anything, and requests admitted meanwhile would all pass a queue that looks short. The
- * wait is (requests in progress beyond `slots`) × (time between two completions while saturated);
+ * wait is (requests in progress beyond `slots`, not counting those whose client has gone: they hold
+ * the engine, if at all, through the gate) × (time between two completions while saturated);
  * until that is measured, the time a request took when it did not wait, divided by `slots`. Only
  * requests that ran a query count, so that cheap ones (/docs, cache hits) do not speed up the pace.
  */
@@ -28,6 +29,8 @@ export function admission(opts: {
   pace?: { slots: number; queueWaitMs: number }
 }) {
   let inFlight = 0
+  /** The requests in progress, by their signal: one whose client has gone holds no one up. */
+  const live = new Set<AbortSignal>()
   const exempt = new Set(opts.exempt ?? [])
   let gapMs = 0
   let lastDone = 0
@@ -35,7 +38,9 @@ export function admission(opts: {
   const pace = opts.pace
   const wouldWaitMs = () => {
     if (!pace) return 0
-    const ahead = inFlight + 1 - pace.slots
+    let waiting = 0
+    for (const signal of live) if (!signal.aborted) waiting++
+    const ahead = waiting + 1 - pace.slots
     if (ahead <= 0) return 0
     return ahead * (gapMs > 0 ? gapMs : serviceMs / pace.slots)
   }
@@ -60,11 +65,14 @@ export function admission(opts: {
     }
     const waited = pace !== undefined && inFlight >= pace.slots
     const started = performance.now()
+    const signal = c.req.raw.signal
     inFlight++
+    live.add(signal)
     try {
       await next()
     } finally {
       inFlight--
+      live.delete(signal)
       if ((c.get('stats')?.queries ?? 0) > 0) completed(started, waited)
     }
   })

@@ -10,7 +10,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** One slot's worth of work per request: each takes `ms` and runs one query, one at a time. */
 function app(opts: Parameters<typeof admission>[0], ms: number) {
   const app = new Hono<AppEnv>()
-  let busy = Promise.resolve()
+  let busy: Promise<unknown> = Promise.resolve()
   app.use('*', admission(opts))
   app.get('/work', async (c) => {
     const stats = emptyStats()
