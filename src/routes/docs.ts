@@ -7,6 +7,7 @@ import { ERROR_CODES } from '../http/error-codes.ts'
 
 // Scalar's standalone bundle, vendored (vendor/scalar/README.md): the npm package would bring 264
 // packages for this one file, and the reference must render on machines without internet access.
+// The try-it panel starts on the client credentials every API route takes (not /metrics' token).
 const SCALAR_BUNDLE = fileURLToPath(new URL('../../vendor/scalar/standalone.js', import.meta.url))
 
 const DOCS_PAGE = `<!doctype html>
@@ -17,7 +18,7 @@ const DOCS_PAGE = `<!doctype html>
     <meta name="viewport" content="width=device-width, initial-scale=1" />
   </head>
   <body>
-    <script id="api-reference" data-url="/openapi.json" data-configuration='{"withDefaultFonts":false}'></script>
+    <script id="api-reference" data-url="/openapi.json" data-configuration='{"withDefaultFonts":false,"authentication":{"preferredSecurityScheme":"clientId"}}'></script>
     <script src="/docs/scalar.js"></script>
   </body>
 </html>`
