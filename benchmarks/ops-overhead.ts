@@ -12,10 +12,11 @@
  *
  * c=1: each iteration sends one request to each app in turn (rotating order), keep-alive, so the
  * three see the same machine; p50 per round and route (--n iterations for /live, a fifth of that
- * for the breakdown). c=32, /live only (on a breakdown the engine's time hides everything else):
- * a load worker (own process) sends 32 concurrent streams to one app for --seconds, the apps in
- * rotating order each round; throughput = 200s / elapsed. The gate queues without refusing, so
- * every app answers everything. Ratios are per round, then their median.
+ * for the breakdown). c=32, /healthz and /live (on a breakdown the engine's time hides everything
+ * else): a load worker (own process) sends 32 concurrent streams to one app for --seconds, the apps
+ * in rotating order each round; throughput = 200s / elapsed, and this process's CPU per request.
+ * The gate queues without refusing, so every app answers everything. Ratios are per round, then
+ * their median.
  */
 import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
@@ -53,9 +54,13 @@ const { values } = parseArgs({
 if (!values.dir) throw new Error('--dir D: a data directory with a seeded project')
 const n = Number(values.n)
 const rounds = Number(values.rounds)
-/** A cheap route (the fixed cost shows most) and a typical breakdown; the second runs a fifth as many c=1 iterations. */
-const ROUTES = { live: `/insights/${values.project}/live`, 'country 30d': `/insights/${values.project}/country?range=30d` }
-const iterations = (route: string) => (route === 'live' ? n : Math.ceil(n / 5))
+/**
+ * A route without a query (only the HTTP instruments and the request span show), a cheap query,
+ * and a typical breakdown, which runs a fifth as many c=1 iterations.
+ */
+const ROUTES = { healthz: '/healthz', live: `/insights/${values.project}/live`, 'country 30d': `/insights/${values.project}/country?range=30d` }
+const LOADED: (keyof typeof ROUTES)[] = ['healthz', 'live']
+const iterations = (route: string) => (route === 'country 30d' ? Math.ceil(n / 5) : n)
 
 // A collector stand-in: reads each export and answers success, as a collector would.
 let spanBytes = 0
@@ -140,18 +145,25 @@ for (const [route, path] of Object.entries(ROUTES)) {
   }
 }
 
-const c32: { round: number; rps: Record<Variant, number>; other: Record<Variant, number>; load: string }[] = []
-for (let r = 0; r < Number(values['load-rounds']); r++) {
+const c32: { route: string; round: number; rps: Record<Variant, number>; cpuUs: Record<Variant, number>; other: Record<Variant, number>; load: string }[] = []
+for (const route of LOADED) for (let r = 0; r < Number(values['load-rounds']); r++) {
   const rps = {} as Record<Variant, number>
+  const cpuUs = {} as Record<Variant, number>
   const other = {} as Record<Variant, number>
   for (let k = 0; k < VARIANTS.length; k++) {
     const v = VARIANTS[(k + r) % VARIANTS.length]!
-    const w = await loadWorker(urlOf(v, ROUTES.live), Number(values.seconds) * 1000)
-    rps[v] = round(((w.statuses['200'] ?? 0) * 1000) / w.elapsedMs, 1)
-    other[v] = w.latencies.length - (w.statuses['200'] ?? 0)
+    // This process's CPU (server and engine) per answered request: what other processes take from
+    // the machine changes how long a request waits, hardly how much CPU it costs.
+    const cpu = process.cpuUsage()
+    const w = await loadWorker(urlOf(v, ROUTES[route]), Number(values.seconds) * 1000)
+    const used = process.cpuUsage(cpu)
+    const ok = w.statuses['200'] ?? 0
+    rps[v] = round((ok * 1000) / w.elapsedMs, 1)
+    cpuUs[v] = round((used.user + used.system) / Math.max(1, ok), 0)
+    other[v] = w.latencies.length - ok
   }
-  c32.push({ round: r + 1, rps, other, load: load() })
-  console.log(`c=32 live round ${r + 1}: ${JSON.stringify(rps)} req/s; not 200: ${JSON.stringify(other)}; load ${load()}`)
+  c32.push({ route, round: r + 1, rps, cpuUs, other, load: load() })
+  console.log(`c=32 ${route} round ${r + 1}: ${JSON.stringify(rps)} req/s; CPU µs/request ${JSON.stringify(cpuUs)}; not 200: ${JSON.stringify(other)}; load ${load()}`)
 }
 
 await tracing.flush()
@@ -167,13 +179,20 @@ const summary = {
       tracingRatio: ratioOf(rows, (x) => x.p50.tracing / x.p50.metrics),
     }
   }),
-  c32: {
-    route: 'live',
-    rps: perVariant((v) => round(median(c32.map((x) => x.rps[v])), 1)),
-    /** < 1: fewer requests per second. */
-    metricsRatio: ratioOf(c32, (x) => x.rps.metrics / x.rps.off),
-    tracingRatio: ratioOf(c32, (x) => x.rps.tracing / x.rps.metrics),
-  },
+  c32: LOADED.map((route) => {
+    const rows = c32.filter((x) => x.route === route)
+    return {
+      route,
+      rps: perVariant((v) => round(median(rows.map((x) => x.rps[v])), 1)),
+      cpuUs: perVariant((v) => round(median(rows.map((x) => x.cpuUs[v])), 0)),
+      /** < 1: fewer requests per second. */
+      metricsRatio: ratioOf(rows, (x) => x.rps.metrics / x.rps.off),
+      tracingRatio: ratioOf(rows, (x) => x.rps.tracing / x.rps.metrics),
+      /** > 1: more CPU per request. */
+      metricsCpuRatio: ratioOf(rows, (x) => x.cpuUs.metrics / x.cpuUs.off),
+      tracingCpuRatio: ratioOf(rows, (x) => x.cpuUs.tracing / x.cpuUs.metrics),
+    }
+  }),
 }
 console.log(JSON.stringify(summary, null, 2))
 console.log(`span export bytes received: ${spanBytes}`)
