@@ -139,17 +139,20 @@ describe('quarry serve', () => {
   }, 120_000)
 })
 
-/** A copy of the program whose node_modules holds every installed package but chdb, as `npm ci --omit=optional` leaves it. */
-function installWithoutChdb(): string {
-  const app = join(dir, 'server-mode')
+/** A copy of the program whose node_modules holds every installed package but those named. */
+function installWithout(folder: string, left: string[]): string {
+  const app = join(dir, folder)
   mkdirSync(join(app, 'node_modules'), { recursive: true })
   for (const part of ['bin', 'src', 'sql', 'vendor', 'package.json']) cpSync(join(ROOT, part), join(app, part), { recursive: true })
   for (const name of readdirSync(join(ROOT, 'node_modules'))) {
-    if (name === 'chdb' || name === '.bin' || name.startsWith('.')) continue
+    if (left.includes(name) || name === '.bin' || name.startsWith('.')) continue
     symlinkSync(join(ROOT, 'node_modules', name), join(app, 'node_modules', name))
   }
   return app
 }
+
+/** As `npm ci --omit=optional` leaves the program, as far as the embedded engine goes. */
+const installWithoutChdb = () => installWithout('server-mode', ['chdb'])
 
 /** A loopback port with nothing listening on it. */
 async function closedPort(): Promise<number> {
@@ -159,6 +162,45 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve))
   return port
 }
+
+describe("an install without esbuild's platform binary (an optional package of esbuild)", () => {
+  it('serves the API, and answers / with a 503 that says why instead of a 500', async () => {
+    // esbuild's own package, copied so that it looks for its binary here, less the binary its install
+    // step placed in bin/: what an install that could not get one leaves.
+    const app = installWithout('no-esbuild-binary', ['@esbuild', 'esbuild'])
+    cpSync(join(ROOT, 'node_modules', 'esbuild'), join(app, 'node_modules', 'esbuild'), { recursive: true })
+    rmSync(join(app, 'node_modules', 'esbuild', 'bin', 'esbuild'))
+    const child = spawn(process.execPath, [join(app, 'bin/quarry.js'), 'serve'], {
+      cwd: app,
+      env: cleanEnv({ LOG_LEVEL: 'silent', PORT: '0', QUARRY_DEMO: '0', QUARRY_DATA_DIR: join(dir, 'no-esbuild-data') }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const done = finished(child)
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        let out = ''
+        const timer = setTimeout(() => reject(new Error(`no listening line within 90 s: ${out}`)), 90_000)
+        child.stdout!.on('data', (chunk: Buffer) => {
+          out += chunk.toString()
+          const found = /is listening on (http:\/\/\S+) /.exec(out)
+          if (found) {
+            clearTimeout(timer)
+            resolve(found[1]!)
+          }
+        })
+      })
+      expect((await fetch(`${base}/healthz`)).status).toBe(200)
+      const page = await fetch(`${base}/`)
+      expect(page.status).toBe(503)
+      const body = (await page.json()) as { code: string; message: string }
+      expect(body.code).toBe('explorer_unavailable')
+      expect(body.message).toContain('the explorer page could not be built')
+    } finally {
+      child.kill('SIGTERM')
+      await done
+    }
+  }, 120_000)
+})
 
 describe('an install without chdb (server mode)', () => {
   const app = installWithoutChdb()

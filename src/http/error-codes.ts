@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   internal_error: '500: an unexpected failure; the request id finds it in the logs',
   engine_unavailable: '503: ClickHouse is not answering; see `Retry-After`',
   overloaded: '503: too many queries are waiting; see `Retry-After`',
+  explorer_unavailable: '503: the explorer page could not be built here (an install without esbuild\'s binary); the API is unaffected',
   query_timeout: '504: the query exceeded its time limit',
 } as const
 

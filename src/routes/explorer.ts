@@ -31,6 +31,15 @@ export function explorerAssets(): Promise<ExplorerAssets> {
   return built
 }
 
+/** The assets for a request: a page that cannot be built is the server's state, said in words, not a 500. */
+async function assetsFor(): Promise<ExplorerAssets> {
+  try {
+    return await explorerAssets()
+  } catch (err) {
+    throw new ApiError(503, 'explorer_unavailable', `the explorer page could not be built: ${(err as Error).message.split('\n')[0]}`)
+  }
+}
+
 function send(c: Context<AppEnv>, asset: Asset, cacheControl: string) {
   const headers = {
     'Content-Type': asset.contentType,
@@ -48,9 +57,9 @@ function send(c: Context<AppEnv>, asset: Asset, cacheControl: string) {
 /** GET / (the explorer page: revalidated every time) and its assets (hashed names, cached for good). */
 export function explorerRoutes() {
   return new Hono<AppEnv>()
-    .get('/', async (c) => send(c, (await explorerAssets()).page, 'no-cache'))
+    .get('/', async (c) => send(c, (await assetsFor()).page, 'no-cache'))
     .get('/assets/:name', async (c) => {
-      const asset = (await explorerAssets()).files.get(c.req.param('name'))
+      const asset = (await assetsFor()).files.get(c.req.param('name'))
       if (!asset) throw new ApiError(404, 'not_found', `no asset ${c.req.param('name')}`)
       return send(c, asset, 'public, max-age=31536000, immutable')
     })
