@@ -12,7 +12,7 @@ import {
   type SealedBuild,
   type SealedLatestRow,
 } from '../../query/sealed.ts'
-import { BuildPlanner, type RequestRun } from '../build-planner.ts'
+import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, type RequestRun } from '../build-planner.ts'
 import { BuildScheduler } from '../build-scheduler.ts'
 import { sealProject } from './builder.ts'
 
@@ -42,6 +42,8 @@ export interface SealedHistoryOptions {
   rebuildIntervalMs?: number
   /** Write the live sessions once per state of the events after C for requests to read (default); or each request computes them. */
   liveSnapshots?: boolean
+  /** How long an insert count read for a build answers the next requests (0: each request reads it). */
+  insertsTtlMs?: number
   /** Where the lag behind C and the build durations are reported. */
   metrics?: Metrics
 }
@@ -66,13 +68,16 @@ export class SealedHistory {
   private readonly sealedUntil = new Map<string, Date>()
 
   constructor(opts: SealedHistoryOptions) {
-    this.opts = { buildTimeoutS: DEFAULT_BUILD_TIMEOUT_S, rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS, liveSnapshots: true, ...opts }
-    this.planner = new BuildPlanner({
-      latest: sealedLatestStatement,
-      read: readSealedLatest,
-      crossing: sealedCrossingStatement,
-      ...(this.opts.liveSnapshots ? { snapshot: sealedLiveWriteStatement } : {}),
-    })
+    this.opts = { buildTimeoutS: DEFAULT_BUILD_TIMEOUT_S, rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS, liveSnapshots: true, insertsTtlMs: DEFAULT_INSERTS_TTL_MS, ...opts }
+    this.planner = new BuildPlanner(
+      {
+        latest: sealedLatestStatement,
+        read: readSealedLatest,
+        crossing: sealedCrossingStatement,
+        ...(this.opts.liveSnapshots ? { snapshot: sealedLiveWriteStatement } : {}),
+      },
+      this.opts.insertsTtlMs,
+    )
     this.builds = new BuildScheduler({ logger: opts.logger, what: 'sealed history', rebuildIntervalMs: this.opts.rebuildIntervalMs, ended: (id) => this.planner.forget(id) })
     opts.metrics?.watch({ sealedUntil: () => this.sealedUntil })
   }
