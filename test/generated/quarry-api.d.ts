@@ -320,6 +320,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -342,6 +345,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -358,6 +364,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -374,6 +383,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -390,6 +402,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -406,6 +421,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -422,6 +440,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -439,6 +460,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -455,6 +479,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -472,6 +499,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -520,6 +550,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -540,6 +573,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -556,6 +592,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -572,6 +611,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -588,6 +630,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -604,6 +649,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -620,6 +668,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -637,6 +688,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -653,6 +707,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -670,6 +727,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -731,6 +791,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -757,6 +820,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -773,6 +839,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -789,6 +858,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -805,6 +877,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -821,6 +896,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -837,6 +915,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -854,6 +935,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -870,6 +954,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -887,6 +974,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -948,6 +1038,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -974,6 +1067,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -990,6 +1086,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1006,6 +1105,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1022,6 +1124,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1038,6 +1143,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1054,6 +1162,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -1071,6 +1182,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1087,6 +1201,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -1104,6 +1221,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1165,6 +1285,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -1191,6 +1314,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1207,6 +1333,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1223,6 +1352,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1239,6 +1371,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1255,6 +1390,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1271,6 +1409,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -1288,6 +1429,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1304,6 +1448,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -1321,6 +1468,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1382,6 +1532,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -1408,6 +1561,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1424,6 +1580,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1440,6 +1599,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1456,6 +1618,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1472,6 +1637,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1488,6 +1656,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -1505,6 +1676,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1521,6 +1695,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -1538,6 +1715,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1599,6 +1779,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -1625,6 +1808,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1641,6 +1827,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1657,6 +1846,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1673,6 +1865,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1689,6 +1884,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1705,6 +1903,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -1722,6 +1923,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1738,6 +1942,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -1755,6 +1962,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1816,6 +2026,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -1842,6 +2055,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1858,6 +2074,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1874,6 +2093,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1890,6 +2112,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1906,6 +2131,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1922,6 +2150,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -1939,6 +2170,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1955,6 +2189,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -1972,6 +2209,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2033,6 +2273,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -2059,6 +2302,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2075,6 +2321,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2091,6 +2340,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2107,6 +2359,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2123,6 +2378,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2139,6 +2397,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -2156,6 +2417,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2172,6 +2436,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -2189,6 +2456,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2250,6 +2520,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -2276,6 +2549,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2292,6 +2568,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2308,6 +2587,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2324,6 +2606,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2340,6 +2625,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2356,6 +2644,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -2373,6 +2664,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2389,6 +2683,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -2406,6 +2703,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2467,6 +2767,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -2493,6 +2796,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2509,6 +2815,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2525,6 +2834,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2541,6 +2853,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2557,6 +2872,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2573,6 +2891,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -2590,6 +2911,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2606,6 +2930,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -2623,6 +2950,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2684,6 +3014,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -2710,6 +3043,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2726,6 +3062,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2742,6 +3081,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2758,6 +3100,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2774,6 +3119,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2790,6 +3138,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -2807,6 +3158,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2823,6 +3177,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -2840,6 +3197,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2901,6 +3261,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -2927,6 +3290,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2943,6 +3309,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2959,6 +3328,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2975,6 +3347,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2991,6 +3366,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3007,6 +3385,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -3024,6 +3405,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3040,6 +3424,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -3057,6 +3444,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3118,6 +3508,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -3144,6 +3537,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3160,6 +3556,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3176,6 +3575,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3192,6 +3594,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3208,6 +3613,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3224,6 +3632,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -3241,6 +3652,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3257,6 +3671,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -3274,6 +3691,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3335,6 +3755,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -3361,6 +3784,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3377,6 +3803,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3393,6 +3822,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3409,6 +3841,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3425,6 +3860,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3441,6 +3879,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -3458,6 +3899,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3474,6 +3918,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -3491,6 +3938,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3552,6 +4002,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -3578,6 +4031,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3594,6 +4050,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3610,6 +4069,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3626,6 +4088,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3642,6 +4107,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3658,6 +4126,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -3675,6 +4146,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3691,6 +4165,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -3708,6 +4185,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3769,6 +4249,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -3795,6 +4278,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3811,6 +4297,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3827,6 +4316,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3843,6 +4335,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3859,6 +4354,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3875,6 +4373,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -3892,6 +4393,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3908,6 +4412,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -3925,6 +4432,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3986,6 +4496,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -4012,6 +4525,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4028,6 +4544,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4044,6 +4563,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4060,6 +4582,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4076,6 +4601,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4092,6 +4620,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -4109,6 +4640,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4125,6 +4659,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -4142,6 +4679,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4203,6 +4743,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -4229,6 +4772,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4245,6 +4791,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4261,6 +4810,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4277,6 +4829,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4293,6 +4848,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4309,6 +4867,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -4326,6 +4887,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4342,6 +4906,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -4359,6 +4926,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4420,6 +4990,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -4446,6 +5019,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4462,6 +5038,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4478,6 +5057,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4494,6 +5076,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4510,6 +5095,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4526,6 +5114,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -4543,6 +5134,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4559,6 +5153,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -4576,6 +5173,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4637,6 +5237,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -4663,6 +5266,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4679,6 +5285,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4695,6 +5304,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4711,6 +5323,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4727,6 +5342,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4743,6 +5361,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -4760,6 +5381,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4776,6 +5400,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -4793,6 +5420,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4854,6 +5484,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -4880,6 +5513,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4896,6 +5532,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4912,6 +5551,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4928,6 +5570,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4944,6 +5589,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4960,6 +5608,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -4977,6 +5628,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4993,6 +5647,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -5010,6 +5667,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5071,6 +5731,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -5097,6 +5760,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5113,6 +5779,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5129,6 +5798,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5145,6 +5817,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5161,6 +5836,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5177,6 +5855,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -5194,6 +5875,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5210,6 +5894,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -5227,6 +5914,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5299,6 +5989,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -5327,6 +6020,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5343,6 +6039,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5359,6 +6058,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5375,6 +6077,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5391,6 +6096,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5407,6 +6115,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -5424,6 +6135,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5440,6 +6154,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -5457,6 +6174,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5518,6 +6238,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -5546,6 +6269,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5562,6 +6288,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5578,6 +6307,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5594,6 +6326,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5610,6 +6345,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5626,6 +6364,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -5643,6 +6384,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5659,6 +6403,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -5676,6 +6423,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5747,6 +6497,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -5775,6 +6528,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5791,6 +6547,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5807,6 +6566,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5823,6 +6585,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5839,6 +6604,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5855,6 +6623,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -5872,6 +6643,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5888,6 +6662,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -5905,6 +6682,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5970,6 +6750,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
@@ -5998,6 +6781,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6014,6 +6800,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6030,6 +6819,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6046,6 +6838,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6062,6 +6857,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6078,6 +6876,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -6095,6 +6896,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6111,6 +6915,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Retry-After": components["headers"]["Retry-After"];
                         [name: string]: unknown;
                     };
@@ -6128,6 +6935,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6163,6 +6973,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
@@ -6178,6 +6991,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
@@ -6193,6 +7009,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
@@ -6208,6 +7027,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
@@ -6224,6 +7046,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
@@ -6268,6 +7093,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
@@ -6283,6 +7111,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
@@ -6298,6 +7129,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
@@ -6313,6 +7147,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
@@ -6328,6 +7165,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
@@ -6344,6 +7184,9 @@ export interface paths {
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         [name: string]: unknown;
@@ -6431,7 +7274,7 @@ export interface components {
             name: string;
             /** @enum {string} */
             operator: "is" | "isNot" | "contains" | "doesNotContain" | "startsWith" | "endsWith" | "regex" | "isNull" | "isNotNull" | "gt" | "lt" | "gte" | "lte";
-            value: (string | number | boolean)[];
+            value: (string | number | boolean | null)[];
             /** @description Ignored; accepted because OpenPanel clients send it */
             id?: string;
         };
@@ -6609,6 +7452,12 @@ export interface components {
         "RateLimit-Remaining": string;
         /** @description Seconds until the budget is full again */
         "RateLimit-Reset": string;
+        /** @description RateLimit-Limit under OpenPanel's name */
+        "X-RateLimit-Limit": string;
+        /** @description RateLimit-Remaining under OpenPanel's name */
+        "X-RateLimit-Remaining": string;
+        /** @description RateLimit-Reset under OpenPanel's name: seconds, not an instant */
+        "X-RateLimit-Reset": string;
         /** @description Seconds to wait before retrying */
         "Retry-After": string;
     };
