@@ -50,7 +50,7 @@ function apps(options: Partial<ResponseCacheOptions> = {}) {
 type App = ReturnType<typeof testApp>
 
 /** Everything a client sees, minus what belongs to one exchange or to the cache itself. */
-const PER_EXCHANGE = new Set(['x-request-id', 'server-timing', 'x-quarry-stats', 'x-quarry-cache', 'etag', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-limit'])
+const PER_EXCHANGE = new Set(['x-request-id', 'server-timing', 'x-quarry-stats', 'x-quarry-cache', 'etag', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-limit'])
 async function call(app: App, url: string, extra: Record<string, string> = {}) {
   const res = await app.request(url, { headers: { ...headers, ...extra } })
   const body = await res.text()

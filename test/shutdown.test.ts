@@ -93,7 +93,9 @@ describe('quarry serve on SIGINT', () => {
 describe('quarry serve, response cache', () => {
   async function twice(env: Record<string, string>) {
     const port = await freePort()
-    const server = startQuarry(dir, ['serve'], { PORT: String(port), LOG_LEVEL: 'info', ...env })
+    // No background builds: they are not what is tested here, and on a loaded machine a build in
+    // progress made a shutdown outlast the test.
+    const server = startQuarry(dir, ['serve'], { PORT: String(port), LOG_LEVEL: 'info', QUARRY_SEALED: '0', QUARRY_PAGE_ROLLUPS: '0', ...env })
     const exited = finished(server)
     await waitForStderr(server, '"listening"')
     try {
@@ -116,7 +118,7 @@ describe('quarry serve, response cache', () => {
     expect([first!.status, first!.cache]).toEqual([200, 'miss'])
     expect([second!.status, second!.cache]).toEqual([200, 'hit'])
     expect(second!.body).toBe(first!.body)
-  })
+  }, 120_000)
 
   it('is off with QUARRY_RESPONSE_CACHE_MB=0', async () => {
     const answers = await twice({ QUARRY_RESPONSE_CACHE_MB: '0' })
@@ -124,14 +126,14 @@ describe('quarry serve, response cache', () => {
       [200, null],
       [200, null],
     ])
-  })
+  }, 120_000)
 })
 
 describe('quarry serve, page rollups', () => {
   /** /pages for 30 days, before and after the build the first request starts (if one is logged within waitMs). */
   async function pagesAround(env: Record<string, string>, waitMs: number) {
     const port = await freePort()
-    const server = startQuarry(dir, ['serve'], { PORT: String(port), LOG_LEVEL: 'info', QUARRY_RESPONSE_CACHE_MB: '0', ...env })
+    const server = startQuarry(dir, ['serve'], { PORT: String(port), LOG_LEVEL: 'info', QUARRY_RESPONSE_CACHE_MB: '0', QUARRY_SEALED: '0', ...env })
     const exited = finished(server)
     await waitForStderr(server, '"listening"')
     const get = async () => {
