@@ -27,6 +27,7 @@ import { configuredSealedHistory } from '../src/services/sealed/index.ts'
 import { openRuntime, type Runtime } from '../src/runtime.ts'
 import { PRESETS, presetPlan, seedPlan, type PresetName } from '../src/seed/presets.ts'
 import { listen } from '../src/server.ts'
+import { runLoadWorker } from './lib/run-load-worker.ts'
 import { agent, get } from './lib/http.mjs'
 import { runBare } from './lib/bare.ts'
 import { buildPeer, peerFor } from './lib/peer.ts'
@@ -385,16 +386,8 @@ interface LoadResult {
   note?: string
 }
 
-function runWorker(job: Record<string, unknown>): Promise<{ elapsedMs: number; latencies: number[]; statuses: Record<string, number>; cache: Record<string, number>; errors: unknown[] }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [join(HERE, 'lib', 'load-worker.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
-    child.on('error', fail)
-    child.on('exit', (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(`load worker exited with ${code}`))))
-    child.stdin.end(JSON.stringify({ headers, ...job }))
-  })
-}
+const runWorker = (job: Record<string, unknown>) =>
+  runLoadWorker<{ elapsedMs: number; latencies: number[]; statuses: Record<string, number>; cache: Record<string, number>; errors: unknown[] }>({ headers, ...job })
 
 async function loadPhase(name: string, job: Record<string, unknown>, note?: string): Promise<LoadResult> {
   const r = await runWorker(job)

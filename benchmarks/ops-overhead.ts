@@ -18,13 +18,10 @@
  * The gate queues without refusing, so every app answers everything. Ratios are per round, then
  * their median.
  */
-import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { loadavg } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pino from 'pino'
 import { buildApp } from '../src/app.ts'
@@ -37,9 +34,9 @@ import { listen } from '../src/server.ts'
 import { createMetrics } from '../src/telemetry/metrics.ts'
 import { openTracing } from '../src/telemetry/tracing.ts'
 import { agent, get } from './lib/http.mjs'
+import { runLoadWorker } from './lib/run-load-worker.ts'
 import { quantile, round } from './lib/stats.ts'
 
-const HERE = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({
   options: {
     dir: { type: 'string' },
@@ -113,16 +110,8 @@ async function once(v: Variant, path: string): Promise<number> {
   return r.ms
 }
 
-function loadWorker(url: string, durationMs: number): Promise<{ elapsedMs: number; latencies: number[]; statuses: Record<string, number> }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [join(HERE, 'lib', 'load-worker.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
-    child.on('error', fail)
-    child.on('exit', (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(`load worker exited with ${code}`))))
-    child.stdin.end(JSON.stringify({ urls: [url], headers, concurrency: 32, mode: 'shared', durationMs }))
-  })
-}
+const loadWorker = (url: string, durationMs: number) =>
+  runLoadWorker<{ elapsedMs: number; latencies: number[]; statuses: Record<string, number> }>({ urls: [url], headers, concurrency: 32, mode: 'shared', durationMs })
 
 const median = (xs: number[]) => quantile(xs, 0.5)
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ')

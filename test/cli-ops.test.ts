@@ -3,7 +3,7 @@
  * valid environment, `.env` in the working directory, the line saying where Quarry listens, and an
  * install without the optional embedded engine (chdb).
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -101,6 +101,22 @@ describe('.env in the working directory', () => {
   }, 120_000)
 })
 
+/** The line a starting `quarry serve` prints on stdout once it listens. */
+function listeningLine(child: ChildProcess): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = ''
+    const timer = setTimeout(() => reject(new Error(`no listening line within 90 s: ${out}`)), 90_000)
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      const found = out.split('\n').find((l) => l.includes('is listening on'))
+      if (found) {
+        clearTimeout(timer)
+        resolve(found)
+      }
+    })
+  })
+}
+
 describe('quarry serve', () => {
   it('says on stdout, in one line, where it listens and where /docs and the explorer are', async () => {
     const child = spawn(process.execPath, [join(ROOT, 'bin/quarry.js'), 'serve'], {
@@ -110,18 +126,7 @@ describe('quarry serve', () => {
     })
     const done = finished(child)
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = ''
-        const timer = setTimeout(() => reject(new Error(`no listening line within 90 s: ${out}`)), 90_000)
-        child.stdout!.on('data', (chunk: Buffer) => {
-          out += chunk.toString()
-          const found = out.split('\n').find((l) => l.includes('is listening on'))
-          if (found) {
-            clearTimeout(timer)
-            resolve(found)
-          }
-        })
-      })
+      const line = await listeningLine(child)
       const match = /^Quarry (\S+) is listening on (http:\/\/127\.0\.0\.1:(\d+)) with the embedded engine: API reference (\S+), explorer (\S+)$/.exec(line)
       expect(match, line).not.toBeNull()
       const [, version, base, port, docs, explorer] = match!
@@ -177,18 +182,7 @@ describe("an install without esbuild's platform binary (an optional package of e
     })
     const done = finished(child)
     try {
-      const base = await new Promise<string>((resolve, reject) => {
-        let out = ''
-        const timer = setTimeout(() => reject(new Error(`no listening line within 90 s: ${out}`)), 90_000)
-        child.stdout!.on('data', (chunk: Buffer) => {
-          out += chunk.toString()
-          const found = /is listening on (http:\/\/\S+) /.exec(out)
-          if (found) {
-            clearTimeout(timer)
-            resolve(found[1]!)
-          }
-        })
-      })
+      const base = /is listening on (http:\/\/\S+) /.exec(await listeningLine(child))![1]!
       expect((await fetch(`${base}/healthz`)).status).toBe(200)
       const page = await fetch(`${base}/`)
       expect(page.status).toBe(503)
