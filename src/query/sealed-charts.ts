@@ -2,12 +2,9 @@ import type { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import type { ChartSeriesRequest, Segment } from './charts.ts'
 import { bucketExpression, windowPlaceholders } from './insights.ts'
-import type { SealedBuild } from './sealed.ts'
-import { wholePeriods } from './sealed.ts'
+import { HOUR_MS, onUtcHour, wholePeriods, type SealedBuild } from './sealed.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
-
-const HOUR_MS = 3_600_000
 
 /**
  * What a series reads from the sealed event rollups, per segment: the value of a bucket from its
@@ -19,8 +16,6 @@ const SEALED_SEGMENTS: Partial<Record<Segment, { value: string; profiledOnly: bo
   user: { value: 'profiles', profiledOnly: true },
   user_average: { value: 'events / profiles', profiledOnly: true },
 }
-
-const onHour = (t: DateTime) => t.toMillis() % HOUR_MS === 0
 
 /**
  * Whether the hourly event rollups can stand for a series: a segment they hold, no filter, no
@@ -34,9 +29,9 @@ export function sealedChartAnswers(req: ChartSeriesRequest, bucketStarts: readon
     req.filters.length === 0 &&
     req.breakdowns.length === 0 &&
     req.interval !== 'minute' &&
-    onHour(earliest) &&
-    onHour(req.range.start) &&
-    bucketStarts.every((b) => b <= earliest || onHour(b))
+    onUtcHour(earliest) &&
+    onUtcHour(req.range.start) &&
+    bucketStarts.every((b) => b <= earliest || onUtcHour(b))
   )
 }
 

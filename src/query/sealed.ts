@@ -49,7 +49,9 @@ function liveSource(build: SealedBuild): string {
 }
 
 const DAY_MS = 86_400_000
-const HOUR_MS = 3_600_000
+export const HOUR_MS = 3_600_000
+/** Whether an instant starts a UTC hour, where the hourly rollups can start adding whole periods. */
+export const onUtcHour = (t: DateTime) => t.toMillis() % HOUR_MS === 0
 /** The rollups' blocks of days (sql/queries/sealed_build_blocks.sql), aligned on the epoch's days. */
 const BLOCK_MS = 8 * DAY_MS
 
@@ -126,8 +128,7 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
  * window's start inside a UTC hour (minutes, or zones offset by 30 or 45 minutes, split hours).
  */
 export function hourlyTotalsAnswer(req: MetricsRequest, bucketStarts: readonly DateTime[]): boolean {
-  const onHour = (t: DateTime) => t.toMillis() % HOUR_MS === 0
-  return req.filters.length === 0 && req.interval !== 'minute' && onHour(req.range.start) && bucketStarts.every((b) => b <= req.range.start || onHour(b))
+  return req.filters.length === 0 && req.interval !== 'minute' && onUtcHour(req.range.start) && bucketStarts.every((b) => b <= req.range.start || onUtcHour(b))
 }
 
 /** /metrics from the sealed history. */
