@@ -5,6 +5,7 @@ import { createProject } from '../src/projects.ts'
 import { seededRandom } from './helpers/random.ts'
 import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
 import { readArrowStream, readParquet } from './support/columnar-readers.ts'
+import { parseCsv } from './helpers/csv.ts'
 
 // /export/charts as rows, one per series point, in every streamed format. Expected points are
 // counted here from the inserted events (local days across the DST change, the previous period).
@@ -121,33 +122,6 @@ async function seriesIds(): Promise<(os: string) => string> {
   return (os) => ids.get(os)!
 }
 
-/** An RFC 4180 reader (quoted cells, doubled quotes). */
-function parseCsv(text: string): string[][] {
-  const out: string[][] = []
-  let row: string[] = []
-  let cell = ''
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        cell += '"'
-        i++
-      } else if (ch === '"') quoted = false
-      else cell += ch
-    } else if (ch === '"') quoted = true
-    else if (ch === ',') {
-      row.push(cell)
-      cell = ''
-    } else if (ch === '\n') {
-      row.push(cell)
-      out.push(row)
-      row = []
-      cell = ''
-    } else cell += ch
-  }
-  return out
-}
 
 const utc = (p: Point): Point => ({ ...p, date: new Date(p.date).toISOString() })
 

@@ -7,6 +7,7 @@ import { createProject } from '../src/projects.ts'
 import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
 import type { EventRow as StoredEvent } from './helpers/event-row.ts'
 import { seededRandom } from './helpers/random.ts'
+import { parseCsv } from './helpers/csv.ts'
 
 // Expected values are computed here, in plain TypeScript, from the rows this file inserts.
 
@@ -344,35 +345,6 @@ async function walk(first: string, between?: () => Promise<void>) {
   return pages
 }
 
-/** An RFC 4180 reader: quoted cells, doubled quotes, newlines inside quotes. */
-function parseCsv(text: string): string[][] {
-  const out: string[][] = []
-  let row: string[] = []
-  let cell = ''
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!
-    if (quoted) {
-      if (ch === '"') {
-        if (text[i + 1] === '"') {
-          cell += '"'
-          i++
-        } else quoted = false
-      } else cell += ch
-    } else if (ch === '"') quoted = true
-    else if (ch === ',') {
-      row.push(cell)
-      cell = ''
-    } else if (ch === '\n') {
-      row.push(cell)
-      out.push(row)
-      row = []
-      cell = ''
-    } else cell += ch
-  }
-  if (cell !== '' || row.length > 0) out.push([...row, cell])
-  return out
-}
 
 beforeAll(async () => {
   rt = await openTestRuntime({ QUARRY_RATE_LIMIT: '1000000' })
