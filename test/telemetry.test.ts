@@ -269,6 +269,18 @@ describe('traces over OTLP/HTTP', () => {
     expect(children.map((s) => s.name)).toContain('insights_breakdown:device')
     expect(children.every((s) => s.kind === SPAN_KIND.CLIENT && s.traceId === request.traceId)).toBe(true)
   })
+
+  it('makes no span for probes and scrapes, even with a traceparent', async () => {
+    const app = testApp(rt, { now: () => NOW })
+    const traceId = '5cf92f3577b34da6a3ce929d0e0e4736'
+    const headers = { traceparent: `00-${traceId}-00f067aa0ba902b7-01` }
+    for (const path of ['/healthz', '/healthz/live', '/healthz/ready', '/metrics']) expect((await get(app, path, headers)).status).toBe(200)
+    // A request that is traced, in the same trace, shows the exporter had the chance to send.
+    expect((await get(app, `/insights/${U}/live`, headers)).status).toBe(200)
+    await rt.tracing!.flush()
+    const spans = receiver.spans.filter((s) => s.traceId === traceId && s.kind === SPAN_KIND.SERVER)
+    expect(spans.map((s) => s.attributes['http.route'])).toEqual(['/insights/:projectId/live'])
+  })
 })
 
 describe('logs', () => {

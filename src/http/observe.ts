@@ -26,12 +26,16 @@ export function routeTemplate(c: Context): string {
 /**
  * Everything the request causes runs in its context: log lines carry its id (src/log.ts) and, with
  * tracing on, the engine statements' spans are children of its span, which continues the incoming
- * W3C traceparent. Without tracing, no span is made at all.
+ * W3C traceparent. Without tracing, no span is made at all. `untraced` paths (probes and scrapes,
+ * which a load balancer and Prometheus send every few seconds and which run no query) make no span
+ * either: they would flood the trace backend with spans nobody reads and cost a probe more than
+ * its own work.
  */
-export const requestContext = (tracing: Tracing | undefined) =>
-  createMiddleware<AppEnv>((c, next) => {
+export const requestContext = (tracing: Tracing | undefined, opts: { untraced?: readonly string[] } = {}) => {
+  const untraced = new Set(opts.untraced ?? [])
+  return createMiddleware<AppEnv>((c, next) => {
     const context = { requestId: c.get('requestId') } as { requestId: string; traceId?: string }
-    if (!tracing) return logContext.run(context, next)
+    if (!tracing || untraced.has(c.req.path)) return logContext.run(context, next)
     return logContext.run(context, () =>
       tracing.request(
         (name) => c.req.header(name),
@@ -57,6 +61,7 @@ export const requestContext = (tracing: Tracing | undefined) =>
       ),
     )
   })
+}
 
 /** Requests by route template, method and status, timed to the response head; what the cache did. */
 export const requestMetrics = (metrics: Metrics) =>
