@@ -25,6 +25,7 @@ import type { SealedHistory } from './services/sealed/index.ts'
 import { exportChartsRoutes } from './routes/export-charts.ts'
 import { exportEventsRoutes } from './routes/export-events.ts'
 import { insightsRoutes } from './routes/insights.ts'
+import { insightsTrafficRoutes } from './routes/insights-traffic.ts'
 import { mountDocs } from './routes/docs.ts'
 import { issueDetails } from './routes/query-reader.ts'
 import { systemRoutes } from './routes/system.ts'
@@ -137,6 +138,7 @@ export function buildApp(deps: AppDeps) {
       sealed: deps.sealed,
     }),
   )
+  app.route('/', insightsTrafficRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S, pageRollups: deps.pageRollups, sealed: deps.sealed }))
   app.route(
     '/',
     exportEventsRoutes({

@@ -45,7 +45,8 @@ afterAll(async () => {
   await rt?.dispose()
 })
 
-const INSIGHTS = ['metrics', 'live', 'pages', ...DIMENSIONS.map((d) => d.name)]
+const TRAFFIC_ROUTES = ['overview', 'pages/top', 'pages/entry_exit', 'pages/performance', 'traffic/referrers', 'traffic/geo', 'traffic/devices']
+const INSIGHTS = ['metrics', 'live', 'pages', ...DIMENSIONS.map((d) => d.name), ...TRAFFIC_ROUTES]
 const isApi = (path: string) => path.startsWith('/insights/') || path.startsWith('/export/')
 const ERROR_STATUSES = [400, 401, 403, 404, 414, 429, 500, 503, 504]
 
@@ -197,6 +198,13 @@ const CASES = new Map<string, RouteCase>([
   insights('live', '', 'range=7d&limit=3', ['range', 'limit']),
   insights('pages', 'limit=1', ...LIST_INVALID),
   ...DIMENSIONS.map((d) => insights(d.name, 'limit=1', ...LIST_INVALID)),
+  insights('overview', 'interval=week&range=30d', 'interval=minute&range=forever', ['interval', 'range']),
+  insights('pages/top', 'range=7d', 'range=forever&limit=3', ['range', 'limit']),
+  insights('pages/entry_exit', 'mode=exit', 'mode=middle&timezone=Mars%2FBase', ['mode', 'timezone']),
+  insights('pages/performance', 'sortBy=bounce_rate&sortOrder=asc&limit=2&search=%2F', 'sortBy=title&limit=501', ['sortBy', 'limit']),
+  insights('traffic/referrers', 'breakdown=utm_source', 'breakdown=country&range=forever', ['breakdown', 'range']),
+  insights('traffic/geo', 'breakdown=city', 'breakdown=referrer&startDate=garbage', ['breakdown', 'startDate']),
+  insights('traffic/devices', 'breakdown=os', 'breakdown=model&filters=x', ['breakdown', 'filters']),
   exportRoute(
     'charts',
     `series=${encodeURIComponent(JSON.stringify([{ name: 'screen_view' }, { name: '*', segment: 'user' }]))}&breakdowns=${encodeURIComponent('[{"name":"country"}]')}&previous=true`,

@@ -39,7 +39,7 @@ const MetricsQuery = WindowQuery.extend({
 
 const ProjectParam = z.object({ projectId: z.string().openapi({ param: { name: 'projectId', in: 'path' } }) })
 
-const MetricValues = z.object(Object.fromEntries(METRIC_NAMES.map((name) => [name, z.number()])) as Record<(typeof METRIC_NAMES)[number], z.ZodNumber>)
+export const MetricValues = z.object(Object.fromEntries(METRIC_NAMES.map((name) => [name, z.number()])) as Record<(typeof METRIC_NAMES)[number], z.ZodNumber>)
 const MetricsBody = z
   .object({
     metrics: MetricValues,
@@ -60,7 +60,7 @@ const PageRow = z
     avg_duration: z.number(),
   })
   .openapi('PageRow')
-const BreakdownRow = z
+export const BreakdownRow = z
   .object({
     name: z.string().nullable(),
     prefix: z.string().nullable().optional(),
@@ -74,7 +74,7 @@ const BreakdownRow = z
   .openapi('BreakdownRow')
 
 /** GET /insights/{projectId}/<path>: one route of the family, its query and its body. */
-const insightsRoute = <Q extends z.ZodObject, B extends z.ZodType>(
+export const insightsRoute = <Q extends z.ZodObject, B extends z.ZodType>(
   path: string,
   summary: string,
   query: Q,
