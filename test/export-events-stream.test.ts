@@ -141,7 +141,7 @@ afterAll(async () => {
 describe('streaming a million events', () => {
   it('csv: every row, header first, with RSS growth well under 256 MB', async () => {
     const m = await download('format=csv')
-    expect(m.firstLine).toBe('"id","name","deviceId","profileId","projectId","sessionId","createdAt","path","origin","country","city","os","browser","duration"')
+    expect(m.firstLine).toBe('"id","name","deviceId","profileId","projectId","sessionId","createdAt","path","origin","country","city","os","browser","duration","groups"')
     // Quoted newlines: none in these values, so lines = header + rows.
     expect(m.rows).toBe(ROWS + 1)
     expect(m.rssGrowthMb).toBeLessThan(256)

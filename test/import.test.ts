@@ -158,6 +158,7 @@ function expectedRows(project: string, rows: Record<string, unknown>[] = ROWS): 
         else if (kind === 'count') out[column] = Number(v ?? 0)
         else if (kind === 'coordinate') out[column] = v ?? null
         else if (kind === 'map') out[column] = v ?? {}
+        else if (kind === 'list') out[column] = v ?? []
         else out[column] = v ?? ''
       }
       return out

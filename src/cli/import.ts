@@ -1,13 +1,18 @@
 import { statSync } from 'node:fs'
 import { basename } from 'node:path'
+import { importEntities } from '../import/entities.ts'
+import { ENTITY_TABLES, type EntityTable } from '../import/entity-rows.ts'
 import { FileError, importFile, type FileResult, type OnError, type Rejection } from '../import/import.ts'
 import { FORMATS, formatOf, type ImportFormat } from '../import/sources.ts'
 import { findProject, PROJECT_ID } from '../projects.ts'
 import type { Runtime } from '../runtime.ts'
 import { CommandError, parse, UsageError } from './usage.ts'
 
+const TABLES = ['events', ...ENTITY_TABLES] as const
+
 export interface ImportRequest {
   projectId: string
+  table: 'events' | EntityTable
   onError: OnError
   files: { path: string; format: ImportFormat }[]
 }
@@ -15,11 +20,13 @@ export interface ImportRequest {
 export function parseImportArgs(args: string[]): ImportRequest {
   const { values, positionals } = parse(
     args,
-    { project: { type: 'string' }, format: { type: 'string' }, 'on-error': { type: 'string' } },
+    { project: { type: 'string' }, table: { type: 'string' }, format: { type: 'string' }, 'on-error': { type: 'string' } },
     Number.MAX_SAFE_INTEGER,
   )
   if (!values.project) throw new UsageError('import needs --project')
   if (!PROJECT_ID.test(values.project)) throw new UsageError(`invalid project id "${values.project}"`)
+  const table = values.table ?? 'events'
+  if (!(TABLES as readonly string[]).includes(table)) throw new UsageError(`--table must be one of ${TABLES.join(', ')}, got "${table}"`)
   const format = values.format
   if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) {
     throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`)
@@ -32,7 +39,7 @@ export function parseImportArgs(args: string[]): ImportRequest {
     if (!f) throw new UsageError(`cannot tell the format of ${path} from its name (.ndjson, .jsonl, .csv, .parquet, .gz); use --format`)
     return { path, format: f }
   })
-  return { projectId: values.project, onError, files }
+  return { projectId: values.project, table: table as ImportRequest['table'], onError, files }
 }
 
 /** At most this many bad rows per file are printed; the count covers them all. */
@@ -93,13 +100,8 @@ export async function importCommand(args: string[], open: () => Promise<Runtime>
       }
       let result: FileResult
       try {
-        result = await importFile(rt.engine, path, {
-          projectId: req.projectId,
-          format,
-          onError: req.onError,
-          onReject,
-          onProgress: bar ? (p) => bar.draw(p) : undefined,
-        })
+        const opts = { projectId: req.projectId, format, onError: req.onError, onReject, onProgress: bar ? bar.draw : undefined }
+        result = req.table === 'events' ? await importFile(rt.engine, path, opts) : await importEntities(rt.engine, req.table, path, opts)
       } catch (err) {
         if (!(err instanceof FileError)) throw err
         bar?.end()
@@ -127,6 +129,7 @@ export async function importCommand(args: string[], open: () => Promise<Runtime>
   process.stdout.write(
     `${JSON.stringify({
       project: req.projectId,
+      table: req.table,
       imported: sum('imported'),
       rejected: sum('rejected'),
       duplicates: sum('duplicates'),

@@ -28,9 +28,11 @@ const COMMANDS = {
     about: 'API clients: create prints the secret once; list never shows it; revoke refuses the client from then on.',
   },
   import: {
-    synopsis: ['import --project ID [--format ndjson|csv|parquet] [--on-error skip|abort] FILE...'],
-    summary: 'load events files',
-    about: "Loads events files (events columns or OpenPanel's export shape); a file again adds nothing; prints totals as JSON.",
+    synopsis: ['import --project ID [--format ndjson|csv|parquet] [--table events|profiles|groups] [--on-error skip|abort] FILE...'],
+    summary: 'load events, profiles or groups files',
+    about:
+      "Loads events files (events columns or OpenPanel's export shape), or OpenPanel's profiles or groups (--table); " +
+      'a file again adds nothing; prints totals as JSON.',
   },
 } as const satisfies Record<string, { synopsis: readonly string[]; summary: string; about: string }>
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { EVENTS_TABLE, type ImportKind } from '../query/event-columns.ts'
+import { textList } from './text-list.ts'
 
 /**
  * One imported row as an `events` row: the columns by their `events` names or by OpenPanel's
@@ -23,7 +24,7 @@ export const IMPORT_SPECS = EVENTS_TABLE.map(({ name, import: kind, export: { ke
 /** Each column and its import kind, in table order: the importer's INSERT names them so. */
 export const IMPORT_COLUMNS: ReadonlyArray<readonly [column: string, kind: ImportKind]> = IMPORT_SPECS.map((s) => [s.column, s.kind])
 
-export type EventRow = Record<string, string | number | null | Record<string, string>>
+export type EventRow = Record<string, string | number | null | string[] | Record<string, string>>
 
 export interface RowContext {
   projectId: string
@@ -184,7 +185,10 @@ function properties(name: string, v: unknown): Record<string, string> {
  * events: a name-based (version 5 style) UUID of the project and the row's content.
  */
 function derivedId(projectId: string, row: EventRow): string {
-  const hash = createHash('sha1').update(`${projectId}\0${JSON.stringify(row)}`).digest()
+  // Without groups when it has none: rows imported before events had groups keep their ids.
+  const { groups, ...rest } = row
+  const content = Array.isArray(groups) && groups.length === 0 ? rest : row
+  const hash = createHash('sha1').update(`${projectId}\0${JSON.stringify(content)}`).digest()
   hash[6] = (hash[6]! & 0x0f) | 0x50
   hash[8] = (hash[8]! & 0x3f) | 0x80
   const hex = hash.subarray(0, 16).toString('hex')
@@ -234,6 +238,9 @@ export function toEventRow(record: Record<string, unknown>, ctx: RowContext): Ev
         break
       case 'map':
         row[column] = properties(label, v)
+        break
+      case 'list':
+        row[column] = textList(label, v, fail)
         break
     }
   }

@@ -102,7 +102,16 @@ export function ndjsonSource(path: string): Source {
   return { items: items(), progress, close: async () => destroy() }
 }
 
-export function csvSource(path: string): Source {
+/**
+ * What a file of one table holds: the columns a CSV header must name (each under one of its names)
+ * and the structure ClickHouse reads a Parquet file with.
+ */
+export interface RecordShape {
+  required: readonly { column: string; names: readonly string[] }[]
+  parquet: string
+}
+
+export function csvSource(path: string, shape: RecordShape = EVENT_SHAPE): Source {
   const { stream, progress, destroy } = byteStream(path)
   async function* items(): AsyncGenerator<SourceItem> {
     let header: string[] | undefined
@@ -115,7 +124,7 @@ export function csvSource(path: string): Source {
         }
         if (!header) {
           header = item.cells.map((c) => (c ?? '').trim())
-          checkHeader(header)
+          checkHeader(header, shape)
           continue
         }
         if (item.cells.length !== header.length) {
@@ -134,14 +143,13 @@ export function csvSource(path: string): Source {
   return { items: items(), progress, close: async () => destroy() }
 }
 
-function checkHeader(header: string[]): void {
+function checkHeader(header: string[], shape: RecordShape): void {
   const seen = new Set<string>()
   for (const name of header) {
     if (seen.has(name)) throw new FileError(`the CSV header names "${name}" twice`)
     seen.add(name)
   }
-  const has = (column: string) => IMPORT_SPECS.find((s) => s.column === column)!.names.some((n) => seen.has(n))
-  const missing = ['name', 'created_at'].filter((c) => !has(c))
+  const missing = shape.required.filter((c) => !c.names.some((n) => seen.has(n))).map((c) => c.column)
   if (missing.length > 0) {
     throw new FileError(`the CSV header row has no ${missing.join(' or ')} column (line 1 must name the columns)`)
   }
@@ -153,8 +161,13 @@ function checkHeader(header: string[]): void {
  * are ignored.
  */
 export const PARQUET_STRUCTURE = IMPORT_SPECS.flatMap(({ kind, names }) =>
-  names.map((n) => `${n} ${kind === 'map' ? 'Map(String, String)' : 'Nullable(String)'}`),
+  names.map((n) => `${n} ${kind === 'map' ? 'Map(String, String)' : kind === 'list' ? 'Array(String)' : 'Nullable(String)'}`),
 ).join(', ')
+
+export const EVENT_SHAPE: RecordShape = {
+  required: IMPORT_SPECS.filter((s) => s.column === 'name' || s.column === 'created_at').map((s) => ({ column: s.column, names: s.names })),
+  parquet: PARQUET_STRUCTURE,
+}
 
 const PARQUET_SETTINGS = 'input_format_parquet_preserve_order = 1, max_threads = 1'
 
@@ -175,7 +188,7 @@ const parquetFailure = (err: unknown) =>
  * Parquet is read by ClickHouse. The embedded engine reads the file itself (file()); a server gets
  * the bytes streamed in an INSERT … FROM input() into a scratch table, read back in file order.
  */
-export async function parquetSource(engine: Engine, path: string, scratch: string): Promise<Source> {
+export async function parquetSource(engine: Engine, path: string, scratch: string, structure = PARQUET_STRUCTURE): Promise<Source> {
   let total = 0
   let done = 0
   const progress = () => (total === 0 ? undefined : done / total)
@@ -192,7 +205,7 @@ export async function parquetSource(engine: Engine, path: string, scratch: strin
     }
     const chunks = engine.streamRaw({
       sql:
-        `SELECT _row_number + 1 AS __line, * FROM file({path:String}, Parquet, '${PARQUET_STRUCTURE}') ` +
+        `SELECT _row_number + 1 AS __line, * FROM file({path:String}, Parquet, '${structure}') ` +
         `SETTINGS ${PARQUET_SETTINGS} FORMAT JSONEachRow`,
       params: { path },
       queryId: scratch,
@@ -201,7 +214,7 @@ export async function parquetSource(engine: Engine, path: string, scratch: strin
   }
 
   await engine.client.command({
-    query: `CREATE TABLE ${scratch} (__line UInt64, ${PARQUET_STRUCTURE}) ENGINE = MergeTree ORDER BY __line`,
+    query: `CREATE TABLE ${scratch} (__line UInt64, ${structure}) ENGINE = MergeTree ORDER BY __line`,
   })
   const close = async () => {
     await engine.client.command({ query: `DROP TABLE IF EXISTS ${scratch}` })
@@ -209,7 +222,7 @@ export async function parquetSource(engine: Engine, path: string, scratch: strin
   try {
     const { stream } = byteStream(path)
     const upload = await engine.client.exec({
-      query: `INSERT INTO ${scratch} SELECT rowNumberInAllBlocks() + 1, * FROM input('${PARQUET_STRUCTURE}') FORMAT Parquet`,
+      query: `INSERT INTO ${scratch} SELECT rowNumberInAllBlocks() + 1, * FROM input('${structure}') FORMAT Parquet`,
       values: stream,
       // One reader in file order, so that the row numbers are the file's.
       clickhouse_settings: { input_format_parquet_preserve_order: 1, max_threads: 1 },
@@ -238,8 +251,8 @@ async function* failuresAsFileErrors(items: AsyncIterable<SourceItem>): AsyncGen
   }
 }
 
-export async function openSource(engine: Engine, path: string, format: ImportFormat, scratch: string): Promise<Source> {
+export async function openSource(engine: Engine, path: string, format: ImportFormat, scratch: string, shape = EVENT_SHAPE): Promise<Source> {
   if (format === 'ndjson') return ndjsonSource(path)
-  if (format === 'csv') return csvSource(path)
-  return parquetSource(engine, path, scratch)
+  if (format === 'csv') return csvSource(path, shape)
+  return parquetSource(engine, path, scratch, shape.parquet)
 }

@@ -10,7 +10,7 @@ import type { Shape } from './export-formats.ts'
 export type ColumnKind = 'string' | 'number' | 'datetime' | 'uuid'
 
 /** How an imported value becomes the column's value (src/import/event-row.ts). */
-export type ImportKind = 'uuid' | 'text' | 'project' | 'instant' | 'optional-instant' | 'count' | 'coordinate' | 'map'
+export type ImportKind = 'uuid' | 'text' | 'project' | 'instant' | 'optional-instant' | 'count' | 'coordinate' | 'map' | 'list'
 
 /**
  * The names `includes` takes, in the order the API lists them: the groups, then OpenPanel's
@@ -79,6 +79,8 @@ const KIND_OF_TYPE: Readonly<Record<string, ColumnKind | undefined>> = {
   DateTime64: 'datetime',
   DateTime: 'datetime',
   Map: undefined,
+  // Group ids: filters reach them as group.id, not by the column's name (as in OpenPanel).
+  Array: undefined,
 }
 
 /** `LowCardinality(String)` → String, `Nullable(DateTime('UTC'))` → DateTime. */
@@ -88,8 +90,8 @@ const camelCase = (snake: string): string => snake.replace(/_([a-z])/g, (_, c: s
 
 /** `YYYY-MM-DDThh:mm:ss.mmmZ` of a DateTime64(3, 'UTC') column, as ClickHouse writes it. */
 const iso = (column: string) => `concat(replaceOne(toString(${column}), ' ', 'T'), 'Z')`
-/** A map: JSON text in CSV, a map column in the columnar formats. */
-const map = (expr: string) => (shape: Shape) => (shape === 'csv' ? `toJSONString(${expr})` : expr)
+/** A map or a list: JSON text in CSV, a column of that type in the columnar formats. */
+const nested = (expr: string) => (shape: Shape) => (shape === 'csv' ? `toJSONString(${expr})` : expr)
 /** Objects of two shapes (profile) or none (meta): JSON text outside JSON, no column type holds them. */
 const object = (expr: string) => (shape: Shape) => (shape === 'json' ? expr : `toJSONString(${expr})`)
 /** The columnar formats type instants as UTC timestamps; the text ones write ISO text. */
@@ -132,32 +134,35 @@ export const EVENTS_TABLE: readonly EventColumn[] = [
   column('profile_id', 'String', { import: 'text', at: 3, group: 'default' }),
   column('project_id', 'String', { import: 'project', at: 4, group: 'default', breakdown: false }),
   column('session_id', 'String', { import: 'text', at: 5, group: 'default' }),
+  // OpenPanel's default object always has groups; its export writes [] unless includes=groups asks
+  // for them, Quarry writes the event's groups whatever includes says.
+  column('groups', 'Array(String)', { import: 'list', at: 14, group: 'default', sql: nested('e.groups'), breakdown: false }),
   column('created_at', "DateTime64(3, 'UTC')", { import: 'instant', at: 6, group: 'default', sql: instant('e.created_at', iso('e.created_at')), breakdown: false }),
   column('path', 'String', { import: 'text', at: 7, group: 'default' }),
   column('origin', 'LowCardinality(String)', { import: 'text', at: 8, group: 'default' }),
-  column('referrer', 'String', { import: 'text', at: 23, group: 'referrer' }),
-  column('referrer_name', 'LowCardinality(String)', { import: 'text', at: 24, group: 'referrer' }),
-  column('referrer_type', 'LowCardinality(String)', { import: 'text', at: 25, group: 'referrer' }),
+  column('referrer', 'String', { import: 'text', at: 24, group: 'referrer' }),
+  column('referrer_name', 'LowCardinality(String)', { import: 'text', at: 25, group: 'referrer' }),
+  column('referrer_type', 'LowCardinality(String)', { import: 'text', at: 26, group: 'referrer' }),
   column('duration', 'UInt64', { import: 'count', at: 13, group: 'default' }),
-  column('revenue', 'UInt64', { import: 'count', at: 29 }),
-  column('properties', 'Map(String, String)', { import: 'map', at: 14, sql: map('e.properties') }),
+  column('revenue', 'UInt64', { import: 'count', at: 30 }),
+  column('properties', 'Map(String, String)', { import: 'map', at: 15, sql: nested('e.properties') }),
   column('country', 'LowCardinality(String)', { import: 'text', at: 9, group: 'default' }),
   column('city', 'LowCardinality(String)', { import: 'text', at: 10, group: 'default' }),
-  column('region', 'LowCardinality(String)', { import: 'text', at: 15, group: 'geo' }),
-  column('longitude', 'Nullable(Float32)', { import: 'coordinate', at: 17, group: 'geo' }),
-  column('latitude', 'Nullable(Float32)', { import: 'coordinate', at: 16, group: 'geo' }),
+  column('region', 'LowCardinality(String)', { import: 'text', at: 16, group: 'geo' }),
+  column('longitude', 'Nullable(Float32)', { import: 'coordinate', at: 18, group: 'geo' }),
+  column('latitude', 'Nullable(Float32)', { import: 'coordinate', at: 17, group: 'geo' }),
   column('os', 'LowCardinality(String)', { import: 'text', at: 11, group: 'default' }),
-  column('os_version', 'LowCardinality(String)', { import: 'text', at: 21, group: 'device' }),
+  column('os_version', 'LowCardinality(String)', { import: 'text', at: 22, group: 'device' }),
   column('browser', 'LowCardinality(String)', { import: 'text', at: 12, group: 'default' }),
-  column('browser_version', 'LowCardinality(String)', { import: 'text', at: 22, group: 'device' }),
-  column('device', 'LowCardinality(String)', { import: 'text', at: 18, group: 'device' }),
-  column('brand', 'LowCardinality(String)', { import: 'text', at: 19, group: 'device' }),
-  column('model', 'LowCardinality(String)', { import: 'text', at: 20, group: 'device' }),
-  column('sdk_name', 'LowCardinality(String)', { import: 'text', at: 27 }),
-  column('sdk_version', 'LowCardinality(String)', { import: 'text', at: 28 }),
+  column('browser_version', 'LowCardinality(String)', { import: 'text', at: 23, group: 'device' }),
+  column('device', 'LowCardinality(String)', { import: 'text', at: 19, group: 'device' }),
+  column('brand', 'LowCardinality(String)', { import: 'text', at: 20, group: 'device' }),
+  column('model', 'LowCardinality(String)', { import: 'text', at: 21, group: 'device' }),
+  column('sdk_name', 'LowCardinality(String)', { import: 'text', at: 28 }),
+  column('sdk_version', 'LowCardinality(String)', { import: 'text', at: 29 }),
   column('imported_at', "Nullable(DateTime('UTC'))", {
     import: 'optional-instant',
-    at: 26,
+    at: 27,
     sql: instant(
       "toDateTime64(e.imported_at, 3, 'UTC')",
       "if(e.imported_at IS NULL, NULL, formatDateTime(e.imported_at, '%Y-%m-%dT%H:%i:%S.000Z', 'UTC'))",

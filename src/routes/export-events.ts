@@ -98,6 +98,7 @@ const EventObject = z
     os: z.string(),
     browser: z.string(),
     duration: z.number(),
+    groups: z.array(z.string()).openapi({ description: 'Ids of the groups the event belongs to; [] when none' }),
   })
   .catchall(z.unknown())
   .openapi('ExportEvent', { description: 'Plus the fields of `includes`' })

@@ -85,10 +85,13 @@ export function readArrowStream(bytes: Uint8Array): ReadBack & { table: Table } 
   const table = tableFromIPC(bytes)
   const types = Object.fromEntries(table.schema.fields.map((f) => [f.name, String(f.type)]))
   const mapKeys = Object.entries(types).filter(([, t]) => t.startsWith('Map')).map(([k]) => k)
+  const listKeys = Object.entries(types).filter(([, t]) => t.startsWith('List')).map(([k]) => k)
   const rows = table.toArray().map((row: { toJSON(): Record<string, unknown> }) => {
     const plain = row.toJSON()
     // A map cell is a MapRow; its JSON form is the plain object.
     for (const k of mapKeys) plain[k] = plain[k] == null ? null : JSON.parse(JSON.stringify(plain[k]))
+    // A list cell is a Vector; its items are the values.
+    for (const k of listKeys) plain[k] = plain[k] == null ? null : [...(plain[k] as Iterable<unknown>)]
     return normalizeRow(plain)
   })
   return { table, types, rows }
