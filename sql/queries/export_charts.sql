@@ -14,7 +14,9 @@
 -- (property segments); conditions, ` AND …` predicates (event name, series filters, segment
 -- requirements); dedupe, the one_event_per_user reduction (each profile keeps only its latest event
 -- of the period) or nothing; value, the segment's aggregate. All come from allow-lists in
--- src/query/charts.ts; values are {name:Type} parameters.
+-- src/query/charts.ts; values are {name:Type} parameters. group_join, with group_id, is the ARRAY JOIN
+-- of the events' group ids and the join of their `groups` rows (the group segment and group.*
+-- breakdowns), or nothing and ''.
 SELECT period, bucket, is_total, value, profiles, l0, l1, l2
 FROM (
   SELECT *, dense_rank() OVER (ORDER BY group_sum DESC, l0, l1, l2) AS group_rank
@@ -40,8 +42,10 @@ FROM (
           {{labels}},
           profile_id,
           session_id,
+          {{group_id}} AS group_id,
           {{measure}} AS measure
         FROM events
+        {{group_join}}
         WHERE project_id = {project:String}
           AND created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
           {{conditions}}

@@ -3,6 +3,7 @@ import type { Statement } from '../clickhouse/run.ts'
 import { invalidParameters } from './errors.ts'
 import { eventColumnNames, findEventColumn, UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
 import { compileFilters, type Filter } from './filters.ts'
+import { GROUP_ID, groupBreakdownExpression, groupJoin, isGroupName } from './group-filters.ts'
 import { bucketExpression } from './insights.ts'
 import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
@@ -18,6 +19,7 @@ export const SEGMENTS = [
   'property_average',
   'property_min',
   'property_max',
+  'group',
 ] as const
 export type Segment = (typeof SEGMENTS)[number]
 
@@ -45,6 +47,8 @@ const propertyKey = (name: string): string | undefined =>
  * or `properties.<key>` (a missing key reads as ''). Undefined when the name is not allowed.
  */
 export function breakdownExpression(name: string, params: SqlParams): string | undefined {
+  const group = groupBreakdownExpression(name, params)
+  if (group !== undefined) return group
   const key = propertyKey(name)
   if (key !== undefined) return `properties[${params.add(key, 'String')}]`
   if ((UTM_FIELDS as readonly string[]).includes(name)) return `properties[${params.add(utmPropertyKey(name), 'String')}]`
@@ -83,6 +87,8 @@ const SEGMENT_VALUE: Record<Segment, string> = {
   property_average: 'avg(measure)',
   property_min: 'min(measure)',
   property_max: 'max(measure)',
+  // Distinct group ids among the events (each event once per group it carries).
+  group: 'uniqExact(group_id)',
 }
 
 export interface ChartSeriesRequest {
@@ -155,11 +161,15 @@ export function chartSeriesStatement(req: ChartSeriesRequest): Statement {
   if (req.segment === 'session') conditions.push(`session_id != ''`)
 
   const filters = compileFilters(req.filters, 'events', params, ctx)
+  // The group segment and group.* breakdowns read each event once per group (OpenPanel's ARRAY JOIN).
+  const byGroup = req.segment === 'group' || req.breakdowns.some(isGroupName)
   return {
     name: `export_charts:${req.segment}`,
     sql: renderSql('export_charts', {
       bucket: bucketExpression(req.interval, tz),
       labels: labels.join(', '),
+      group_join: byGroup ? groupJoin('{project:String}') : '',
+      group_id: byGroup ? GROUP_ID : "''",
       measure,
       conditions: conditions.map((c) => ` AND ${c}`).join('') + filters,
       dedupe: req.segment === 'one_event_per_user' ? 'ORDER BY period, profile_id, created_at DESC, id LIMIT 1 BY period, profile_id' : '',

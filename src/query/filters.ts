@@ -2,6 +2,7 @@ import { DateTime } from 'luxon'
 import { invalidParameters, type ErrorDetail } from './errors.ts'
 import { SESSION_FILTER_COLUMNS } from './dimensions.ts'
 import { eventColumnNames, findEventColumn, UTM_FIELDS, utmPropertyKey, type ColumnKind } from './event-columns.ts'
+import { groupFilterOperand } from './group-filters.ts'
 import type { SqlParams } from './sql-params.ts'
 import { clickhouseInstant } from './time-range.ts'
 
@@ -55,6 +56,8 @@ export interface FilterContext {
 interface Operand {
   expr: string
   kind: ColumnKind | 'float32'
+  /** Turns the predicate on `expr` into one on the event (group.*: on one of the event's groups). */
+  wrap?: (sql: string, project: string) => string
   level: 'session' | 'event'
 }
 
@@ -62,6 +65,8 @@ const FLOAT32_COLUMNS = new Set(eventColumnNames((c) => c.float32))
 const NULLABLE_COLUMNS = new Set(eventColumnNames((c) => c.nullable))
 
 function resolve(name: string, scope: FilterScope, params: SqlParams): Operand | undefined {
+  const group = groupFilterOperand(name, params)
+  if (group) return { ...group, kind: 'string', level: 'event' }
   if (name.startsWith('properties.') && name.length > 'properties.'.length) {
     return { expr: `properties[${params.add(name.slice('properties.'.length), 'String')}]`, kind: 'string', level: 'event' }
   }
@@ -174,8 +179,9 @@ export function compileFilters(filters: readonly Filter[], scope: FilterScope, p
       issues.push({ path: `${path}.name`, message: `unknown filter name "${f.name}"` })
       return
     }
-    const sql = predicate(operand, f, params, `${path}.value`, issues)
-    if (sql === undefined) return
+    const matched = predicate(operand, f, params, `${path}.value`, issues)
+    if (matched === undefined) return
+    const sql = operand.wrap ? operand.wrap(matched, ctx.project) : matched
     if (scope === 'sessions' && operand.level === 'event') eventLevel.push(sql)
     else if (scope === 'pageViews' && operand.level === 'session') sessionLevel.push(sql)
     else direct.push(sql)

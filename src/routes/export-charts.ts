@@ -43,11 +43,10 @@ const SeriesItem = z
   .object({
     name: z.string().min(1).max(256).openapi({ description: 'Event name; "*" means every event' }),
     filters: jsonParam(FiltersSchema).optional(),
-    // 'group' is accepted by the enum only to be refused with a clear message below.
     segment: z
-      .enum([...SEGMENTS, 'group'])
+      .enum(SEGMENTS)
       .default('event')
-      .openapi({ description: 'What each bucket counts; default event. group is not supported' }),
+      .openapi({ description: 'What each bucket counts; default event; group: distinct group ids among the events' }),
     property: z
       .string()
       .min(1)
@@ -60,9 +59,6 @@ const SeriesItem = z
   })
   .strict()
   .superRefine((s, ctx) => {
-    if (s.segment === 'group') {
-      ctx.addIssue({ code: 'custom', path: ['segment'], message: 'the group segment is not supported' })
-    }
     if (PROPERTY_SEGMENTS.has(s.segment as Segment) && s.property === undefined) {
       ctx.addIssue({ code: 'custom', path: ['property'], message: `segment ${s.segment} needs a property` })
     }
@@ -83,7 +79,7 @@ const SeriesList = z
 
 const BreakdownItem = z
   .object({
-    name: z.string().min(1).max(256).refine(isBreakdownName, 'expected an events column or properties.<key>'),
+    name: z.string().min(1).max(256).refine(isBreakdownName, 'expected an events column, properties.<key> or group.<name|type|id|properties.<key>>'),
     id: z.string().max(256).optional().openapi(ignored('the breakdown id of the dashboard')),
   })
   .strict()
@@ -99,7 +95,7 @@ const ChartsQuery = z
         .array(BreakdownItem)
         .max(MAX_BREAKDOWNS)
         .refine((list) => new Set(list.map((b) => b.name)).size === list.length, 'a breakdown may appear only once')
-        .openapi({ description: `JSON array (at most ${MAX_BREAKDOWNS}) of {name}: events columns or properties.<key>` }),
+        .openapi({ description: `JSON array (at most ${MAX_BREAKDOWNS}) of {name}: events columns, properties.<key> or group.* (an event counts in each of its groups)` }),
     ).optional(),
     limit: z.coerce
       .number()
