@@ -25,6 +25,8 @@ import type { SealedHistory } from './services/sealed/index.ts'
 import { exportChartsRoutes } from './routes/export-charts.ts'
 import { exportEventsRoutes } from './routes/export-events.ts'
 import { insightsRoutes } from './routes/insights.ts'
+import { insightsEventsRoutes } from './routes/insights-events.ts'
+import { insightsProfilesRoutes } from './routes/insights-profiles.ts'
 import { insightsTrafficRoutes } from './routes/insights-traffic.ts'
 import { mountDocs } from './routes/docs.ts'
 import { issueDetails } from './routes/query-reader.ts'
@@ -139,6 +141,8 @@ export function buildApp(deps: AppDeps) {
     }),
   )
   app.route('/', insightsTrafficRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S, pageRollups: deps.pageRollups, sealed: deps.sealed }))
+  app.route('/', insightsEventsRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S }))
+  app.route('/', insightsProfilesRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S }))
   app.route(
     '/',
     exportEventsRoutes({

@@ -256,22 +256,31 @@ function fullObject(r: EventRow): Record<string, unknown> {
     sdkName: r.sdk_name,
     sdkVersion: r.sdk_version,
     revenue: r.revenue,
-    profile: p
-      ? {
-          id: p.id,
-          isExternal: p.is_external,
-          firstName: p.first_name,
-          lastName: p.last_name,
-          email: p.email,
-          avatar: p.avatar,
-          properties: p.properties,
-          createdAt: isoOf(p.created_at),
-          lastSeenAt: isoOf(p.last_seen_at),
-          projectId: p.project_id,
-        }
-      : { id: r.profile_id, isExternal: r.profile_id !== r.device_id },
+    // Dotted property keys nest (none here); a profile without a row has the same keys, empty,
+    // first and last seen at the event.
+    profile: {
+      id: r.profile_id,
+      email: p?.email ?? '',
+      avatar: p?.avatar ?? '',
+      firstName: p?.first_name ?? '',
+      lastName: p?.last_name ?? '',
+      createdAt: isoOf(p?.created_at ?? r.created_at),
+      lastSeenAt: isoOf(p?.last_seen_at ?? r.created_at),
+      isExternal: p ? p.is_external : r.profile_id !== r.device_id,
+      projectId: r.project_id,
+      properties: p?.properties ?? {},
+    },
     meta: m
-      ? { name: m.name, conversion: m.conversion, color: m.color, icon: m.icon, projectId: m.project_id, createdAt: isoOf(m.created_at) }
+      ? {
+          id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+          name: m.name,
+          conversion: m.conversion,
+          color: m.color,
+          icon: m.icon,
+          projectId: m.project_id,
+          createdAt: isoOf(m.created_at),
+          updatedAt: isoOf(m.created_at),
+        }
       : null,
   }
 }
@@ -483,8 +492,8 @@ describe('includes', () => {
     expect(data).toEqual(expected.map((r) => pickKeys(fullObject(r), groupKeys)))
     expect(Object.keys(data[0]!)).toEqual(groupKeys)
     // Every kind of profile shows up: a stored one, an anonymous visitor, an identified one without a row.
-    const kinds = new Set(data.map((d) => Object.keys(d.profile as object).length + String((d.profile as { isExternal: boolean }).isExternal)))
-    expect(kinds).toEqual(new Set(['10true', '2false', '2true']))
+    const kinds = new Set(data.map((d) => `${(d.profile as { firstName: string }).firstName !== ''}/${(d.profile as { isExternal: boolean }).isExternal}`))
+    expect(kinds).toEqual(new Set(['true/true', 'false/false', 'false/true']))
     expect(data.some((d) => d.meta === null) && data.some((d) => d.meta !== null)).toBe(true)
   })
 

@@ -13,6 +13,8 @@ import { EXPOSED_HEADERS } from '../src/http/cors.ts'
 import { ERROR_CODES } from '../src/http/error-codes.ts'
 import { createLogger } from '../src/log.ts'
 import { DIMENSIONS } from '../src/query/dimensions.ts'
+import { EVENT_ROUTES } from '../src/routes/insights-events.ts'
+import { PROFILE_ROUTES } from '../src/routes/insights-profiles.ts'
 import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
 import {
   credentialHeaders,
@@ -46,7 +48,7 @@ afterAll(async () => {
 })
 
 const TRAFFIC_ROUTES = ['overview', 'pages/top', 'pages/entry_exit', 'pages/performance', 'traffic/referrers', 'traffic/geo', 'traffic/devices']
-const INSIGHTS = ['metrics', 'live', 'pages', ...DIMENSIONS.map((d) => d.name), ...TRAFFIC_ROUTES]
+const INSIGHTS = ['metrics', 'live', 'pages', ...DIMENSIONS.map((d) => d.name), ...TRAFFIC_ROUTES, ...EVENT_ROUTES, ...PROFILE_ROUTES]
 const isApi = (path: string) => path.startsWith('/insights/') || path.startsWith('/export/')
 const ERROR_STATUSES = [400, 401, 403, 404, 414, 429, 500, 503, 504]
 
@@ -190,6 +192,12 @@ const exportRoute = (name: string, valid: string, invalid: string, invalidPaths:
   { url: (project, query = '') => `/export/${name}?projectId=${project}&${query}`, valid, invalid, invalidPaths },
 ]
 
+/** A route of one profile, asked about d1 (a fixture visitor with events and no stored profile). */
+const profileRoute = (rest: string, valid: string, invalid: string, invalidPaths: string[]): [string, RouteCase] => [
+  `/insights/{projectId}/profiles/{profileId}${rest}`,
+  { url: (project, query = '') => `/insights/${project}/profiles/d1${rest}?${query}`, valid, invalid, invalidPaths },
+]
+
 const LIST_INVALID: [string, string[]] = ['limit=0&range=forever&timezone=Mars%2FBase', ['limit', 'range', 'timezone']]
 
 /** One case per documented path: a path added to the document without one fails the suite. */
@@ -205,6 +213,15 @@ const CASES = new Map<string, RouteCase>([
   insights('traffic/referrers', 'breakdown=utm_source', 'breakdown=country&range=forever', ['breakdown', 'range']),
   insights('traffic/geo', 'breakdown=city', 'breakdown=referrer&startDate=garbage', ['breakdown', 'startDate']),
   insights('traffic/devices', 'breakdown=os', 'breakdown=model&filters=x', ['breakdown', 'filters']),
+  insights('events', 'limit=1&eventNames=screen_view&properties=%7B%7D', ...LIST_INVALID),
+  insights('events/names', '', 'range=7d&limit=3', ['range', 'limit']),
+  insights('events/properties', 'eventName=screen_view', 'eventName=&limit=3', ['eventName', 'limit']),
+  insights('events/property_values', 'eventName=screen_view&propertyKey=__query.utm_source', 'range=7d', ['eventName', 'propertyKey', 'range']),
+  insights('profiles', 'limit=1&sortOrder=asc', 'sortOrder=up&limit=0', ['sortOrder', 'limit']),
+  profileRoute('', 'eventLimit=2', 'eventLimit=0&range=7d', ['eventLimit', 'range']),
+  profileRoute('/sessions', 'limit=1', 'limit=0&range=7d', ['limit', 'range']),
+  profileRoute('/metrics', '', 'range=7d&limit=3', ['range', 'limit']),
+  insights('sessions', 'limit=1&country=DE', ...LIST_INVALID),
   exportRoute(
     'charts',
     `series=${encodeURIComponent(JSON.stringify([{ name: 'screen_view' }, { name: '*', segment: 'user' }]))}&breakdowns=${encodeURIComponent('[{"name":"country"}]')}&previous=true`,

@@ -1,14 +1,15 @@
 LEFT ANY JOIN (
-  -- The `profile` include: the project's profiles as output objects, by id.
+  -- The `profile` include: the project's profiles as OpenPanel's profile objects, by id
+  -- ({{profile_type}}: the tuple's names and types, declared in src/query/event-columns.ts).
   SELECT
     id AS profile_key,
     toUInt8(1) AS profile_found,
     CAST(
-      (id, is_external, first_name, last_name, email, avatar, properties,
+      (id, email, avatar, first_name, last_name,
        concat(replaceOne(toString(created_at), ' ', 'T'), 'Z'),
        concat(replaceOne(toString(last_seen_at), ' ', 'T'), 'Z'),
-       project_id),
-      'Tuple(id String, isExternal Bool, firstName String, lastName String, email String, avatar String, properties Map(String, String), createdAt String, lastSeenAt String, projectId String)'
+       is_external, project_id, toJSONString(properties)),
+      {{profile_type}}
     ) AS profile_object
   FROM profiles FINAL
   WHERE project_id = {project:String} {{scope}}

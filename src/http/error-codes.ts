@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   explain_forbidden: '403: only root clients may use explain=sql',
   not_found: '404: no such route',
   project_not_found: '404: no such project in the root client\'s organization',
+  profile_not_found: '404: no stored profile and no event with that profile id in the project',
   method_not_allowed: '405: the route exists for other methods; see `Allow`',
   uri_too_long: '414: the query string exceeds 16 KB',
   rate_limited: '429: too many requests (per client) or failed authentications (per address); see `Retry-After`',

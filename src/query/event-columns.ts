@@ -92,7 +92,7 @@ const camelCase = (snake: string): string => snake.replace(/_([a-z])/g, (_, c: s
 const iso = (column: string) => `concat(replaceOne(toString(${column}), ' ', 'T'), 'Z')`
 /** A map or a list: JSON text in CSV, a column of that type in the columnar formats. */
 const nested = (expr: string) => (shape: Shape) => (shape === 'csv' ? `toJSONString(${expr})` : expr)
-/** Objects of two shapes (profile) or none (meta): JSON text outside JSON, no column type holds them. */
+/** Objects with nested properties of any shape (profile) or none (meta): JSON text outside JSON, no column type holds them. */
 const object = (expr: string) => (shape: Shape) => (shape === 'json' ? expr : `toJSONString(${expr})`)
 /** The columnar formats type instants as UTC timestamps; the text ones write ISO text. */
 const instant = (column: string, text: string) => (shape: Shape) => (shape === 'columnar' ? column : text)
@@ -171,24 +171,29 @@ export const EVENTS_TABLE: readonly EventColumn[] = [
   }),
 ]
 
-const PROFILE_STUB = 'Tuple(id String, isExternal Bool)'
-const PROFILE_FULL =
-  'Tuple(id String, isExternal Bool, firstName String, lastName String, email String, avatar String, ' +
-  'properties Map(String, String), createdAt String, lastSeenAt String, projectId String)'
-const PROFILE_VARIANT = `Variant(${PROFILE_STUB}, ${PROFILE_FULL})`
-const META_VARIANT = 'Variant(Tuple(name String, conversion Bool, color String, icon String, projectId String, createdAt String))'
+/**
+ * OpenPanel's profile object, key for key. `properties` is ClickHouse's JSON type, so that dotted
+ * keys (`address.city`) come out nested as OpenPanel's toObject writes them.
+ */
+export const PROFILE_OBJECT =
+  'Tuple(id String, email String, avatar String, firstName String, lastName String, createdAt String, ' +
+  'lastSeenAt String, isExternal Bool, projectId String, properties JSON)'
+/** Its meta object; a Variant because an event without meta has null, which no Tuple can hold. */
+const META_VARIANT =
+  'Variant(Tuple(id String, name String, conversion Bool, color String, icon String, projectId String, createdAt String, updatedAt String))'
 
 /** The export fields that are no column, after the columns in the event object: lookups joined in by the event's columns. */
 export const JOINED_FIELDS: readonly ExportField[] = [
   {
-    // A stored profile as a whole; otherwise {id, isExternal}: an anonymous visitor
-    // (profile_id = device_id) is not external, an identified one without a row is.
+    // A stored profile as a whole; otherwise the same object with empty fields, first and last
+    // seen at this event: an anonymous visitor (profile_id = device_id) is not external, an
+    // identified one without a row is.
     key: 'profile',
-    columns: ['profile_id', 'device_id'],
+    columns: ['profile_id', 'device_id', 'project_id', 'created_at'],
     join: 'profile',
     sql: object(
-      `if(pr.profile_found = 1, CAST(pr.profile_object, '${PROFILE_VARIANT}'), ` +
-        `CAST(CAST((e.profile_id, e.profile_id != e.device_id), '${PROFILE_STUB}'), '${PROFILE_VARIANT}'))`,
+      `if(pr.profile_found = 1, pr.profile_object, CAST((e.profile_id, '', '', '', '', ${iso('e.created_at')}, ${iso('e.created_at')}, ` +
+        `e.profile_id != e.device_id, e.project_id, '{}'), '${PROFILE_OBJECT}'))`,
     ),
   },
   {

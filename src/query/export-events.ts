@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import { invalidParameters, type ErrorDetail } from './errors.ts'
-import { EVENTS_TABLE, INCLUDE_NAMES, JOINED_FIELDS, type ExportField } from './event-columns.ts'
+import { EVENTS_TABLE, INCLUDE_NAMES, JOINED_FIELDS, PROFILE_OBJECT, type ExportField } from './event-columns.ts'
 import { EXPORT_FORMATS, type ExportFormatName } from './export-formats.ts'
 import { compileFilters, type Filter } from './filters.ts'
 import { SqlParams } from './sql-params.ts'
@@ -149,7 +149,12 @@ export function exportEventsStatement(req: ExportEventsRequest): Statement {
   const joins: string[] = []
   if (chosen.some((f) => f.join === 'profile')) {
     // A page looks up only the profiles it shows; a stream joins the project's profiles.
-    joins.push(renderSql('export_events_profiles', { scope: req.page ? 'AND id IN (SELECT profile_id FROM selected)' : '' }))
+    joins.push(
+      renderSql('export_events_profiles', {
+        scope: req.page ? 'AND id IN (SELECT profile_id FROM selected)' : '',
+        profile_type: `'${PROFILE_OBJECT}'`,
+      }),
+    )
   }
   if (chosen.some((f) => f.join === 'meta')) joins.push(renderSql('export_events_meta'))
 

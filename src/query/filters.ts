@@ -3,6 +3,7 @@ import { invalidParameters, type ErrorDetail } from './errors.ts'
 import { SESSION_FILTER_COLUMNS } from './dimensions.ts'
 import { eventColumnNames, findEventColumn, UTM_FIELDS, utmPropertyKey, type ColumnKind } from './event-columns.ts'
 import { groupFilterOperand } from './group-filters.ts'
+import { HAS_PROFILE, hasProfilePredicate, profileCondition, resolveProfileField } from './profile-filters.ts'
 import type { SqlParams } from './sql-params.ts'
 import { clickhouseInstant } from './time-range.ts'
 
@@ -58,13 +59,16 @@ interface Operand {
   kind: ColumnKind | 'float32'
   /** Turns the predicate on `expr` into one on the event (group.*: on one of the event's groups). */
   wrap?: (sql: string, project: string) => string
-  level: 'session' | 'event'
+  /** `profile`: compared on the profiles row of the event's or session's profile_id. */
+  level: 'session' | 'event' | 'profile'
 }
 
 const FLOAT32_COLUMNS = new Set(eventColumnNames((c) => c.float32))
 const NULLABLE_COLUMNS = new Set(eventColumnNames((c) => c.nullable))
 
 function resolve(name: string, scope: FilterScope, params: SqlParams): Operand | undefined {
+  const profileField = resolveProfileField(name, params)
+  if (profileField) return { ...profileField, level: 'profile' }
   const group = groupFilterOperand(name, params)
   if (group) return { ...group, kind: 'string', level: 'event' }
   if (name.startsWith('properties.') && name.length > 'properties.'.length) {
@@ -174,6 +178,11 @@ export function compileFilters(filters: readonly Filter[], scope: FilterScope, p
     const needsValues = f.operator !== 'isNull' && f.operator !== 'isNotNull'
     // OpenPanel treats an empty value list as "no filter"; its clients rely on that.
     if (needsValues && f.value.length === 0) return
+    if (f.name === HAS_PROFILE) {
+      const sql = hasProfilePredicate(f.operator, f.value, path, issues)
+      if (sql !== undefined) (scope === 'sessions' ? eventLevel : direct).push(sql)
+      return
+    }
     const operand = resolve(f.name, scope, params)
     if (!operand) {
       issues.push({ path: `${path}.name`, message: `unknown filter name "${f.name}"` })
@@ -182,7 +191,9 @@ export function compileFilters(filters: readonly Filter[], scope: FilterScope, p
     const matched = predicate(operand, f, params, `${path}.value`, issues)
     if (matched === undefined) return
     const sql = operand.wrap ? operand.wrap(matched, ctx.project) : matched
-    if (scope === 'sessions' && operand.level === 'event') eventLevel.push(sql)
+    // On sessions a profile filter is an event attribute: the sessions with an event of a matching profile.
+    if (operand.level === 'profile') (scope === 'sessions' ? eventLevel : direct).push(profileCondition(sql, ctx.project))
+    else if (scope === 'sessions' && operand.level === 'event') eventLevel.push(sql)
     else if (scope === 'pageViews' && operand.level === 'session') sessionLevel.push(sql)
     else direct.push(sql)
   })

@@ -156,3 +156,29 @@ describe('compileFilters', () => {
     )
   })
 })
+
+describe('profile.* and has_profile', () => {
+  it('profile.<column> and profile.properties.<key> compare the stored profile, or empty fields without one', () => {
+    const { sql, params } = compile([{ name: 'profile.properties.tier', operator: 'is', value: ['gold'] }])
+    expect(sql).toContain('profile_id IN (SELECT id FROM profiles FINAL WHERE project_id = {project:String} AND (properties[{v0:String}] IN {v1:Array(String)}))')
+    expect(sql).toContain('profile_id NOT IN (SELECT id FROM profiles FINAL WHERE project_id = {project:String})')
+    expect(params).toEqual({ v0: 'tier', v1: ['gold'] })
+    expect(compile([{ name: 'profile.firstName', operator: 'contains', value: ['Al'] }]).sql).toContain('multiSearchAny(first_name, {v0:Array(String)})')
+    expect(compile([{ name: 'profile.isExternal', operator: 'is', value: [true] }]).sql).toContain('toString(is_external) IN')
+  })
+
+  it('on sessions they keep the sessions with an event of a matching profile', () => {
+    expect(compile([{ name: 'profile.email', operator: 'isNull', value: [] }], 'sessions').sql).toMatch(/^ AND id IN \(SELECT session_id FROM events WHERE .*\(profile_id IN \(SELECT id FROM profiles/)
+    expect(compile([{ name: 'has_profile', operator: 'is', value: ['true'] }], 'sessions').sql).toContain('(profile_id != device_id))')
+  })
+
+  it('has_profile: true, false, both, negated; anything else is a 400', () => {
+    expect(compile([{ name: 'has_profile', operator: 'is', value: ['true'] }]).sql).toBe(' AND (profile_id != device_id)')
+    expect(compile([{ name: 'has_profile', operator: 'is', value: [false] }]).sql).toBe(' AND (profile_id = device_id)')
+    expect(compile([{ name: 'has_profile', operator: 'isNot', value: ['true'] }]).sql).toBe(' AND (NOT (profile_id != device_id))')
+    expect(compile([{ name: 'has_profile', operator: 'is', value: ['true', 'false'] }]).sql).toBe(' AND (1)')
+    expect(failure([{ name: 'has_profile', operator: 'gt', value: ['1'] }]).details).toEqual([{ path: 'filters.0.operator', message: 'has_profile takes is or isNot' }])
+    expect(failure([{ name: 'has_profile', operator: 'is', value: ['yes'] }]).details).toEqual([{ path: 'filters.0.value', message: 'has_profile takes true or false' }])
+    expect(failure([{ name: 'profile.shoe_size', operator: 'is', value: ['9'] }]).details[0]!.path).toBe('filters.0.name')
+  })
+})
