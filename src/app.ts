@@ -30,7 +30,7 @@ import { insightsProfilesRoutes } from './routes/insights-profiles.ts'
 import { insightsTrafficRoutes } from './routes/insights-traffic.ts'
 import { mountDocs } from './routes/docs.ts'
 import { issueDetails } from './routes/query-reader.ts'
-import { systemRoutes } from './routes/system.ts'
+import { HEALTH_PATHS, systemRoutes } from './routes/system.ts'
 import { explorerRoutes } from './routes/explorer.ts'
 import { manageRoutes } from './routes/manage.ts'
 
@@ -72,7 +72,9 @@ export function buildApp(deps: AppDeps) {
   const metrics = deps.metrics === false ? undefined : (deps.metrics ?? createMetrics())
   if (metrics && deps.responseCache) metrics.watch({ cache: deps.responseCache.lru })
   app.use('*', requestId)
-  app.use('*', requestContext(deps.tracing))
+  // Probes and scrapes: never refused for overload, never traced.
+  const probes = [...HEALTH_PATHS, '/metrics']
+  app.use('*', requestContext(deps.tracing, { untraced: probes }))
   if (metrics) app.use('*', requestMetrics(metrics))
   app.use(
     '*',
@@ -90,7 +92,7 @@ export function buildApp(deps: AppDeps) {
     '*',
     admission({
       limit: admissionLimit(deps.config),
-      exempt: ['/healthz', '/healthz/live', '/healthz/ready', '/metrics'],
+      exempt: probes,
       refused: () => metrics?.admissionRefusals.inc(),
       pace: { slots: deps.config.QUARRY_MAX_CONCURRENT_QUERIES, queueWaitMs: deps.config.QUARRY_MAX_QUEUE_WAIT_MS },
     }),

@@ -1,4 +1,5 @@
 import { cors } from 'hono/cors'
+import { createMiddleware } from 'hono/factory'
 
 /** Response headers a browser client may read: pagination, statistics, limits, ranges. */
 export const EXPOSED_HEADERS = [
@@ -10,6 +11,8 @@ export const EXPOSED_HEADERS = [
   'X-Quarry-Timezone',
   'X-Quarry-Stats',
   'X-Quarry-Cache',
+  'X-Quarry-Ignored',
+  'X-Quarry-Clamped',
   'X-Quarry-Rollup',
   'X-Quarry-Sealed-Until',
   'X-Quarry-Rows',
@@ -26,12 +29,32 @@ export const EXPOSED_HEADERS = [
   'ETag',
 ]
 
-/** Any origin may read the API; credentials travel in headers, never cookies. */
-export const apiCors = cors({
-  origin: '*',
-  allowMethods: ['GET', 'HEAD', 'OPTIONS'],
-  allowHeaders: ['openpanel-client-id', 'openpanel-client-secret', 'authorization', 'x-request-id', 'if-none-match'],
-  exposeHeaders: EXPOSED_HEADERS,
-  maxAge: 86400,
-  credentials: false,
+/** The request headers a client of the API sends; a preflight may ask for more (below). */
+const ALLOWED_HEADERS = ['openpanel-client-id', 'openpanel-client-secret', 'authorization', 'x-request-id', 'if-none-match', 'content-type']
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+const corsAllowing = (headers: readonly string[]) =>
+  cors({
+    origin: '*',
+    allowMethods: ['GET', 'HEAD', 'OPTIONS'],
+    allowHeaders: [...headers],
+    exposeHeaders: EXPOSED_HEADERS,
+    maxAge: 86400,
+    credentials: false,
+  })
+
+const plain = corsAllowing(ALLOWED_HEADERS)
+
+/**
+ * Any origin may read the API; credentials travel in headers, never cookies, so a preflight may
+ * ask for any header a browser client adds (content-type, tracing headers) and is allowed it, as
+ * OpenPanel's API allows them: refusing one would fail the request before it is sent.
+ */
+export const apiCors = createMiddleware(async (c, next) => {
+  const requested = (c.req.method === 'OPTIONS' ? (c.req.header('Access-Control-Request-Headers') ?? '') : '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => TOKEN.test(h) && !ALLOWED_HEADERS.includes(h))
+  return (requested.length === 0 ? plain : corsAllowing([...ALLOWED_HEADERS, ...new Set(requested)]))(c, next)
 })

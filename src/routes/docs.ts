@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import { readFile } from 'node:fs/promises'
 import { STATUS_CODES } from 'node:http'
 import { fileURLToPath } from 'node:url'
@@ -46,11 +47,16 @@ const SHARED_HEADERS = {
   'X-RateLimit-Remaining': header("RateLimit-Remaining under OpenPanel's name"),
   'X-RateLimit-Reset': header("RateLimit-Reset under OpenPanel's name: seconds, not an instant"),
   'Retry-After': header('Seconds to wait before retrying'),
+  'X-Quarry-Ignored': header(
+    'Present when the request carried parameters that OpenPanel accepts and ignores (chartType, metric, limit and cursor on /metrics, ' +
+      'range on /live, a filter\'s type, includes naming default fields, a property_* segment without property): their paths, comma-separated ' +
+      '(e.g. `chartType, series.0.filters.1.type`). They were accepted and changed nothing',
+  ),
 }
 type SharedHeader = keyof typeof SHARED_HEADERS
 const SYSTEM_HEADERS: SharedHeader[] = ['X-Request-Id']
 const RATE_HEADERS: SharedHeader[] = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']
-const API_HEADERS: SharedHeader[] = ['X-Request-Id', 'Server-Timing', 'X-Quarry-Stats', 'X-Quarry-Cache', ...RATE_HEADERS]
+const API_HEADERS: SharedHeader[] = ['X-Request-Id', 'Server-Timing', 'X-Quarry-Stats', 'X-Quarry-Cache', 'X-Quarry-Ignored', ...RATE_HEADERS]
 
 const errorResponse = (status: number) => ({
   description: STATUS_CODES[status] ?? 'Error',
@@ -120,8 +126,24 @@ export function mountDocs(app: OpenAPIHono<AppEnv>, version: string) {
   registry.registerComponent('securitySchemes', 'clientSecret', { type: 'apiKey', in: 'header', name: 'openpanel-client-secret' })
   registry.registerComponent('securitySchemes', 'basic', { type: 'http', scheme: 'basic', description: 'client id and secret as user and password' })
 
+  // OpenPanel serves its reference and document at these paths; Quarry's are /docs and /openapi.json.
+  registry.registerPath({
+    method: 'get',
+    path: '/documentation',
+    summary: "The API reference (OpenPanel's path): redirects to /docs",
+    tags: ['system'],
+    responses: { 302: { description: 'Location: /docs' } },
+  })
+  registry.registerPath({
+    method: 'get',
+    path: '/documentation/json',
+    summary: "This OpenAPI document (OpenPanel's path; also at /openapi.json)",
+    tags: ['system'],
+    responses: { 200: { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } } } },
+  })
+
   let document: Record<string, unknown> | undefined
-  app.get('/openapi.json', (c) => {
+  const openapi = (c: Context) => {
     // A copy: the generator may hand back objects the route definitions still hold.
     document ??= withSharedResponses(
       structuredClone(app.getOpenAPI31Document({
@@ -135,8 +157,11 @@ export function mountDocs(app: OpenAPIHono<AppEnv>, version: string) {
       })) as unknown as Record<string, unknown>,
     )
     return c.json(document)
-  })
+  }
+  app.get('/openapi.json', openapi)
+  app.get('/documentation/json', openapi)
   app.get('/docs', (c) => c.html(DOCS_PAGE))
+  app.get('/documentation', (c) => c.redirect('/docs', 302))
   let bundle: Promise<Buffer> | undefined
   app.get('/docs/scalar.js', async (c) => {
     bundle ??= readFile(SCALAR_BUNDLE)

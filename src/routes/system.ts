@@ -34,16 +34,22 @@ const ready = system('/healthz/ready', "Taking requests: 503 once shutdown has b
   503: json('Shutting down', Ready),
 })
 
+/** The probes: no credentials, no rate limit, and never refused by admission (app.ts). */
+export const HEALTH_PATHS = [healthz, readyz, healthcheck, live, ready].map((route) => route.path)
+
 export interface SystemDeps {
   runner: QueryRunner
   /** Aborted once graceful shutdown has begun. */
   shutdown?: AbortSignal
 }
 
-/** Health routes: no credentials, no rate limit; a probe of the engine never waits long. */
+/**
+ * Health routes: no credentials, no rate limit; a probe of the engine never waits long, and goes
+ * ahead of the gate's queue (a busy engine that answers is up).
+ */
 export function systemRoutes(deps: SystemDeps) {
   const engineAnswers = () =>
-    deps.runner.rows({ name: 'readyz', sql: 'SELECT 1 AS ok', params: {} }, { timeoutS: 2 }).then(
+    deps.runner.rows({ name: 'readyz', sql: 'SELECT 1 AS ok', params: {} }, { timeoutS: 2, urgent: true }).then(
       () => true,
       () => false,
     )
