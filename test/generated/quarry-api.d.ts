@@ -317,6 +317,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -342,6 +343,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -361,6 +363,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -380,6 +383,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -399,6 +403,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -418,6 +423,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -437,6 +443,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -457,6 +464,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -476,6 +484,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -496,6 +505,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -547,6 +557,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -570,6 +581,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -589,6 +601,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -608,6 +621,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -627,6 +641,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -646,6 +661,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -665,6 +681,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -685,6 +702,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -704,6 +722,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -724,6 +743,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -788,6 +808,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -817,6 +838,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -836,6 +858,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -855,6 +878,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -874,6 +898,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -893,6 +918,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -912,6 +938,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -932,6 +959,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -951,6 +979,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -971,6 +1000,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1035,6 +1065,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1064,6 +1095,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1083,6 +1115,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1102,6 +1135,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1121,6 +1155,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1140,6 +1175,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1159,6 +1195,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1179,6 +1216,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1198,6 +1236,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1218,6 +1257,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1282,6 +1322,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1311,6 +1352,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1330,6 +1372,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1349,6 +1392,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1368,6 +1412,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1387,6 +1432,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1406,6 +1452,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1426,6 +1473,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1445,6 +1493,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1465,6 +1514,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1529,6 +1579,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1558,6 +1609,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1577,6 +1629,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1596,6 +1649,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1615,6 +1669,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1634,6 +1689,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1653,6 +1709,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1673,6 +1730,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1692,6 +1750,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1712,6 +1771,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1776,6 +1836,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1805,6 +1866,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1824,6 +1886,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1843,6 +1906,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1862,6 +1926,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1881,6 +1946,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1900,6 +1966,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1920,6 +1987,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1939,6 +2007,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1959,6 +2028,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2023,6 +2093,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2052,6 +2123,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2071,6 +2143,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2090,6 +2163,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2109,6 +2183,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2128,6 +2203,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2147,6 +2223,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2167,6 +2244,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2186,6 +2264,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2206,6 +2285,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2270,6 +2350,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2299,6 +2380,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2318,6 +2400,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2337,6 +2420,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2356,6 +2440,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2375,6 +2460,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2394,6 +2480,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2414,6 +2501,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2433,6 +2521,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2453,6 +2542,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2517,6 +2607,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2546,6 +2637,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2565,6 +2657,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2584,6 +2677,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2603,6 +2697,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2622,6 +2717,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2641,6 +2737,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2661,6 +2758,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2680,6 +2778,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2700,6 +2799,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2764,6 +2864,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2793,6 +2894,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2812,6 +2914,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2831,6 +2934,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2850,6 +2954,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2869,6 +2974,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2888,6 +2994,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2908,6 +3015,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2927,6 +3035,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2947,6 +3056,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3011,6 +3121,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3040,6 +3151,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3059,6 +3171,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3078,6 +3191,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3097,6 +3211,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3116,6 +3231,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3135,6 +3251,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3155,6 +3272,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3174,6 +3292,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3194,6 +3313,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3258,6 +3378,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3287,6 +3408,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3306,6 +3428,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3325,6 +3448,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3344,6 +3468,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3363,6 +3488,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3382,6 +3508,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3402,6 +3529,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3421,6 +3549,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3441,6 +3570,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3505,6 +3635,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3534,6 +3665,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3553,6 +3685,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3572,6 +3705,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3591,6 +3725,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3610,6 +3745,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3629,6 +3765,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3649,6 +3786,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3668,6 +3806,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3688,6 +3827,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3752,6 +3892,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3781,6 +3922,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3800,6 +3942,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3819,6 +3962,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3838,6 +3982,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3857,6 +4002,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3876,6 +4022,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3896,6 +4043,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3915,6 +4063,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3935,6 +4084,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3999,6 +4149,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4028,6 +4179,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4047,6 +4199,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4066,6 +4219,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4085,6 +4239,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4104,6 +4259,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4123,6 +4279,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4143,6 +4300,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4162,6 +4320,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4182,6 +4341,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4246,6 +4406,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4275,6 +4436,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4294,6 +4456,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4313,6 +4476,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4332,6 +4496,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4351,6 +4516,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4370,6 +4536,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4390,6 +4557,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4409,6 +4577,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4429,6 +4598,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4493,6 +4663,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4522,6 +4693,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4541,6 +4713,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4560,6 +4733,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4579,6 +4753,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4598,6 +4773,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4617,6 +4793,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4637,6 +4814,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4656,6 +4834,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4676,6 +4855,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4740,6 +4920,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4769,6 +4950,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4788,6 +4970,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4807,6 +4990,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4826,6 +5010,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4845,6 +5030,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4864,6 +5050,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4884,6 +5071,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4903,6 +5091,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4923,6 +5112,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4987,6 +5177,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5016,6 +5207,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5035,6 +5227,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5054,6 +5247,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5073,6 +5267,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5092,6 +5287,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5111,6 +5307,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5131,6 +5328,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5150,6 +5348,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5170,6 +5369,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5234,6 +5434,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5263,6 +5464,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5282,6 +5484,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5301,6 +5504,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5320,6 +5524,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5339,6 +5544,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5358,6 +5564,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5378,6 +5585,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5397,6 +5605,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5417,6 +5626,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5481,6 +5691,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5510,6 +5721,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5529,6 +5741,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5548,6 +5761,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5567,6 +5781,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5586,6 +5801,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5605,6 +5821,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5625,6 +5842,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5644,6 +5862,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5664,6 +5883,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5728,6 +5948,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5757,6 +5978,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5776,6 +5998,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5795,6 +6018,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5814,6 +6038,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5833,6 +6058,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5852,6 +6078,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5872,6 +6099,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5891,6 +6119,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5911,6 +6140,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5972,6 +6202,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5997,6 +6228,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6016,6 +6248,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6035,6 +6268,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6054,6 +6288,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6073,6 +6308,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6092,6 +6328,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6112,6 +6349,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6131,6 +6369,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6151,6 +6390,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6210,6 +6450,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6235,6 +6476,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6254,6 +6496,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6273,6 +6516,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6292,6 +6536,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6311,6 +6556,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6330,6 +6576,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6350,6 +6597,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6369,6 +6617,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6389,6 +6638,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6450,6 +6700,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6475,6 +6726,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6494,6 +6746,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6513,6 +6766,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6532,6 +6786,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6551,6 +6806,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6570,6 +6826,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6590,6 +6847,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6609,6 +6867,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6629,6 +6888,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6693,6 +6953,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6718,6 +6979,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6737,6 +6999,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6756,6 +7019,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6775,6 +7039,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6794,6 +7059,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6813,6 +7079,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6833,6 +7100,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6852,6 +7120,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6872,6 +7141,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6933,6 +7203,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6958,6 +7229,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6977,6 +7249,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6996,6 +7269,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7015,6 +7289,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7034,6 +7309,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7053,6 +7329,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7073,6 +7350,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7092,6 +7370,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7112,6 +7391,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7173,6 +7453,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7198,6 +7479,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7217,6 +7499,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7236,6 +7519,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7255,6 +7539,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7274,6 +7559,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7293,6 +7579,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7313,6 +7600,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7332,6 +7620,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7352,6 +7641,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7413,6 +7703,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7438,6 +7729,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7457,6 +7749,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7476,6 +7769,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7495,6 +7789,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7514,6 +7809,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7533,6 +7829,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7553,6 +7850,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7572,6 +7870,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7592,6 +7891,2220 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The window's events as raw rows, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Named range in the project timezone; default 30d */
+                    range?: "30min" | "lastHour" | "last24h" | "today" | "yesterday" | "7d" | "30d" | "3m" | "6m" | "12m" | "monthToDate" | "lastMonth" | "yearToDate" | "lastYear" | "custom";
+                    /** @description YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant */
+                    startDate?: string;
+                    /** @description YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive) */
+                    endDate?: string;
+                    /** @description IANA name overriding the project's timezone for this request */
+                    timezone?: string;
+                    /** @description Event name(s): one, the key repeated, or a JSON array */
+                    eventNames?: string | string[];
+                    /** @description Only rows whose path is exactly this */
+                    path?: string;
+                    /** @description Only rows whose country is exactly this */
+                    country?: string;
+                    /** @description Only rows whose city is exactly this */
+                    city?: string;
+                    /** @description Only rows whose device is exactly this */
+                    device?: string;
+                    /** @description Only rows whose browser is exactly this */
+                    browser?: string;
+                    /** @description Only rows whose os is exactly this */
+                    os?: string;
+                    /** @description Only rows whose referrer is exactly this */
+                    referrer?: string;
+                    /** @description Only rows whose referrer_name is exactly this */
+                    referrerName?: string;
+                    /** @description Only rows whose referrer_type is exactly this */
+                    referrerType?: string;
+                    /** @description Only rows whose profile_id is exactly this */
+                    profileId?: string;
+                    /** @description JSON object {"key":"value",…}: every property equal to its value */
+                    properties?: {
+                        [key: string]: string;
+                    };
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
+                    limit?: number;
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The window's events as raw rows, newest first */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
+                        "X-Quarry-Range"?: string;
+                        /** @description Timezone the window and buckets were computed in */
+                        "X-Quarry-Timezone"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RawEvent"][];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/events/names": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The 50 most frequent event names, over all time */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The 50 most frequent event names, over all time */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string[];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/events/properties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Property keys with a value, per event name (at most 500), and the columns */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only the keys of this event name */
+                    eventName?: string;
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Property keys with a value, per event name (at most 500), and the columns */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EventProperties"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/events/property_values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Distinct values of one property of one event name, most recent first (at most 200) */
+        get: {
+            parameters: {
+                query: {
+                    eventName: string;
+                    propertyKey: string;
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Distinct values of one property of one event name, most recent first (at most 200) */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EventPropertyValues"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stored profiles, by first seen */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Up to 5 words, each found (any case) in the id, email, first or last name */
+                    name?: string;
+                    /** @description Found (any case) in the email */
+                    email?: string;
+                    /** @description Profile property country is exactly this */
+                    country?: string;
+                    /** @description Profile property city is exactly this */
+                    city?: string;
+                    /** @description Profile property device is exactly this */
+                    device?: string;
+                    /** @description Profile property browser is exactly this */
+                    browser?: string;
+                    /** @description No event in the last N×24 hours */
+                    inactiveDays?: number;
+                    /** @description Events in at least N sessions */
+                    minSessions?: number;
+                    /** @description Has an event of this name (any time) */
+                    performedEvent?: string;
+                    /** @description profile.<column> and profile.properties.<key> filters */
+                    filters?: components["schemas"]["Filter"][];
+                    /** @description By first seen (created_at) */
+                    sortOrder?: "asc" | "desc";
+                    limit?: number;
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Stored profiles, by first seen */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RawProfile"][];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/profiles/{profileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One profile and its latest events; 404 when neither a row nor an event has its id */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description How many recent events (1–100, default 20) */
+                    eventLimit?: number;
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                    profileId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One profile and its latest events; 404 when neither a row nor an event has its id */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProfileWithEvents"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/profiles/{profileId}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sessions holding an event of the profile, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                    profileId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Sessions holding an event of the profile, newest first */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RawSession"][];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/profiles/{profileId}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The profile's activity over all time */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                    profileId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The profile's activity over all time */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProfileMetrics"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sessions begun in the window, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Named range in the project timezone; default 30d */
+                    range?: "30min" | "lastHour" | "last24h" | "today" | "yesterday" | "7d" | "30d" | "3m" | "6m" | "12m" | "monthToDate" | "lastMonth" | "yearToDate" | "lastYear" | "custom";
+                    /** @description YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant */
+                    startDate?: string;
+                    /** @description YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive) */
+                    endDate?: string;
+                    /** @description IANA name overriding the project's timezone for this request */
+                    timezone?: string;
+                    /** @description Only rows whose country is exactly this */
+                    country?: string;
+                    /** @description Only rows whose city is exactly this */
+                    city?: string;
+                    /** @description Only rows whose device is exactly this */
+                    device?: string;
+                    /** @description Only rows whose browser is exactly this */
+                    browser?: string;
+                    /** @description Only rows whose os is exactly this */
+                    os?: string;
+                    /** @description Only rows whose referrer is exactly this */
+                    referrer?: string;
+                    /** @description Only rows whose referrer_name is exactly this */
+                    referrerName?: string;
+                    /** @description Only rows whose referrer_type is exactly this */
+                    referrerType?: string;
+                    /** @description Only rows whose profile_id is exactly this */
+                    profileId?: string;
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
+                    limit?: number;
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Sessions begun in the window, newest first */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
+                        "X-Quarry-Range"?: string;
+                        /** @description Timezone the window and buckets were computed in */
+                        "X-Quarry-Timezone"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RawSession"][];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7667,6 +10180,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7698,6 +10212,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7717,6 +10232,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7736,6 +10252,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7755,6 +10272,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7774,6 +10292,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7793,6 +10312,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7813,6 +10333,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7832,6 +10353,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7852,6 +10374,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7916,6 +10439,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7947,6 +10471,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7966,6 +10491,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7985,6 +10511,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8004,6 +10531,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8023,6 +10551,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8042,6 +10571,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8062,6 +10592,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8081,6 +10612,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8101,6 +10633,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8137,7 +10670,7 @@ export interface paths {
                     series?: components["schemas"]["ChartSeriesRequest"][];
                     /** @description Legacy name of series, read when series is absent */
                     events?: components["schemas"]["ChartSeriesRequest"][];
-                    /** @description JSON array (at most 3) of {name}: events columns or properties.<key> */
+                    /** @description JSON array (at most 3) of {name}: events columns, properties.<key> or group.* (an event counts in each of its groups) */
                     breakdowns?: {
                         name: string;
                         /** @description Ignored; accepted because OpenPanel clients send it (the breakdown id of the dashboard) */
@@ -8175,6 +10708,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8206,6 +10740,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8225,6 +10760,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8244,6 +10780,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8263,6 +10800,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8282,6 +10820,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8301,6 +10840,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8321,6 +10861,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8340,6 +10881,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8360,6 +10902,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8390,7 +10933,7 @@ export interface paths {
                     series?: components["schemas"]["ChartSeriesRequest"][];
                     /** @description Legacy name of series, read when series is absent */
                     events?: components["schemas"]["ChartSeriesRequest"][];
-                    /** @description JSON array (at most 3) of {name}: events columns or properties.<key> */
+                    /** @description JSON array (at most 3) of {name}: events columns, properties.<key> or group.* (an event counts in each of its groups) */
                     breakdowns?: {
                         name: string;
                         /** @description Ignored; accepted because OpenPanel clients send it (the breakdown id of the dashboard) */
@@ -8428,6 +10971,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8459,6 +11003,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8478,6 +11023,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8497,6 +11043,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8516,6 +11063,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8535,6 +11083,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8554,6 +11103,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8574,6 +11124,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8593,6 +11144,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8613,6 +11165,7 @@ export interface paths {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
                         "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
                         "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                         "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                         "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8886,6 +11439,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/documentation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The API reference (OpenPanel's path): redirects to /docs */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Location: /docs */
+                302: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/documentation/json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This OpenAPI document (OpenPanel's path; also at /openapi.json) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The OpenAPI 3.1 document */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9040,6 +11667,101 @@ export interface components {
                 };
             }[];
         };
+        /** @description Every column of the events table (the remaining ones are strings) */
+        RawEvent: {
+            id: string;
+            name: string;
+            device_id: string;
+            profile_id: string;
+            project_id: string;
+            session_id: string;
+            /** @description YYYY-MM-DD hh:mm:ss.mmm, UTC */
+            created_at: string;
+            path: string;
+            origin: string;
+            duration: number;
+            revenue: number;
+            properties: {
+                [key: string]: string;
+            };
+            country: string;
+            city: string;
+            longitude: number | null;
+            latitude: number | null;
+            imported_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        EventProperties: {
+            columns: string[];
+            properties: {
+                property_key: string;
+                event_name: string;
+            }[];
+        };
+        EventPropertyValues: {
+            event: string;
+            property: string;
+            values: string[];
+        };
+        RawProfile: {
+            id: string;
+            first_name: string;
+            last_name: string;
+            email: string;
+            avatar: string;
+            properties: {
+                [key: string]: string;
+            };
+            project_id: string;
+            is_external: boolean;
+            /** @description First seen, YYYY-MM-DD hh:mm:ss.mmm, UTC */
+            created_at: string;
+            last_seen_at: string;
+        };
+        ProfileWithEvents: {
+            profile: components["schemas"]["RawProfile"];
+            recentEvents: components["schemas"]["RawEvent"][];
+        };
+        /** @description Plus the first event's attributes as strings (country, region, city, device, …, utm_*, referrer*) */
+        RawSession: {
+            id: string;
+            project_id: string;
+            profile_id: string;
+            device_id: string;
+            created_at: string;
+            ended_at: string;
+            is_bounce: boolean;
+            entry_origin: string;
+            entry_path: string;
+            exit_origin: string;
+            exit_path: string;
+            screen_view_count: number;
+            revenue: number;
+            event_count: number;
+            /** @description Milliseconds from the first event to the last */
+            duration: number;
+            longitude: number | null;
+            latitude: number | null;
+        } & {
+            [key: string]: string;
+        };
+        ProfileMetrics: {
+            profileId: string;
+            firstSeen: string | null;
+            lastSeen: string | null;
+            sessions: number;
+            screenViews: number;
+            totalEvents: number;
+            conversionEvents: number;
+            uniqueDaysActive: number;
+            avgSessionDurationMin: number | null;
+            p90SessionDurationMin: number | null;
+            avgEventsPerSession: number | null;
+            avgTimeBetweenSessionsSec: number;
+            bounceRate: number | null;
+            revenue: number;
+        };
         ExportEvents: {
             meta: {
                 count: number;
@@ -9068,6 +11790,8 @@ export interface components {
             os: string;
             browser: string;
             duration: number;
+            /** @description Ids of the groups the event belongs to; [] when none */
+            groups: string[];
         } & {
             [key: string]: unknown;
         };
@@ -9077,7 +11801,7 @@ export interface components {
             /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
             filters?: components["schemas"]["Filter"][];
             /**
-             * @description What each bucket counts; default event. group is not supported
+             * @description What each bucket counts; default event; group: distinct group ids among the events
              * @default event
              * @enum {string}
              */
@@ -9199,6 +11923,8 @@ export interface components {
         "X-RateLimit-Reset": string;
         /** @description Seconds to wait before retrying */
         "Retry-After": string;
+        /** @description Present when the request carried parameters that OpenPanel accepts and ignores (chartType, metric, limit and cursor on /metrics, range on /live, a filter's type, includes naming default fields, a property_* segment without property): their paths, comma-separated (e.g. `chartType, series.0.filters.1.type`). They were accepted and changed nothing */
+        "X-Quarry-Ignored": string;
     };
     pathItems: never;
 }
