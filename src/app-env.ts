@@ -22,5 +22,7 @@ export interface AppEnv {
     runner: QueryRunner
     /** The app's Prometheus instruments, for what a handler counts after the response (streamed exports); none when the app has no metrics. */
     metrics: Metrics | undefined
+    /** Parameters accepted only because OpenPanel accepts them, for X-Quarry-Ignored (http/ignored.ts). */
+    ignored: string[] | undefined
   }
 }

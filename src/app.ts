@@ -10,6 +10,7 @@ import { admission, admissionLimit } from './http/admission.ts'
 import { compressLarge } from './http/compression.ts'
 import { apiCors } from './http/cors.ts'
 import { explainable } from './http/explain.ts'
+import { reportIgnored } from './http/ignored.ts'
 import { queryStringLimit } from './http/limits.ts'
 import { ApiError, errorBody, toApiError } from './http/errors.ts'
 import { invalidParameters } from './query/errors.ts'
@@ -130,6 +131,9 @@ export function buildApp(deps: AppDeps) {
   }
 
   app.route('/', systemRoutes({ runner: deps.runner, shutdown: deps.shutdown }))
+  // Inside the cache, so that a cached answer keeps its X-Quarry-Ignored.
+  app.use('/insights/*', reportIgnored)
+  app.use('/export/*', reportIgnored)
   if (metrics) app.route('/', metricsRoutes({ metrics, token: deps.config.QUARRY_METRICS_TOKEN }))
 
   app.route(

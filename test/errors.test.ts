@@ -86,7 +86,7 @@ describe('the error envelope', () => {
     // The same on a list route and on the exports.
     const list = await envelope(await get(app, '/insights/alpha/pages?limit=0&cursor=&range=nope', clients.root), 400, 'invalid_parameters', 'Bad Request')
     expect(list.details!.map((d) => d.path)).toEqual(expect.arrayContaining(['limit', 'range']))
-    const events = await envelope(await get(app, '/export/events?projectId=alpha&limit=0&format=xml&page=0', clients.root), 400, 'invalid_parameters', 'Bad Request')
+    const events = await envelope(await get(app, '/export/events?projectId=alpha&limit=x&format=xml&page=1.5', clients.root), 400, 'invalid_parameters', 'Bad Request')
     expect(events.details!.map((d) => d.path)).toEqual(expect.arrayContaining(['limit', 'format', 'page']))
   })
 

@@ -17,7 +17,10 @@ const OTHER = 'exp-other'
 const ORG = 'org-export'
 const NOW = DateTime.fromISO('2026-03-10T12:00:00.000Z', { zone: 'UTC' })
 /** The default window starts 30 calendar days before now in the project's timezone (here 29 days 23 h: DST). */
-const DEFAULT_FROM = NOW.setZone(TZ).minus({ days: 30 })
+/** No start: all time, as OpenPanel. */
+const DEFAULT_FROM = DateTime.fromMillis(0, { zone: TZ })
+/** The default window before OpenPanel's convention was followed; events either side of it stay in the fixture. */
+const THIRTY_DAYS = NOW.setZone(TZ).minus({ days: 30 })
 
 type EventRow = StoredEvent & { imported_at: string | null }
 
@@ -157,10 +160,10 @@ function generate() {
   rows.push(event(DateTime.fromISO('2026-03-08T23:59:59.999', { zone: TZ }), { name: 'edge', device_id: 'e2', profile_id: 'e2' }))
   rows.push(event(DateTime.fromISO('2026-03-09T00:00:00', { zone: TZ }), { name: 'edge', device_id: 'e2', profile_id: 'e2' }))
   rows.push(event(DateTime.fromISO('2026-03-07T23:59:59.999', { zone: TZ }), { name: 'edge', device_id: 'e2', profile_id: 'e2' }))
-  // Outside the default window (the last 30 days before NOW): too old, and in the future.
+  // Older than 30 days (in the default window: all time), and in the future (outside it).
   for (let i = 0; i < 5; i++) rows.push(event(NOW.minus({ days: 40, hours: i }), { name: 'old', device_id: 'd3', profile_id: 'd3' }))
-  rows.push(event(DEFAULT_FROM.minus({ milliseconds: 1 }), { name: 'old', device_id: 'd3', profile_id: 'd3' }))
-  rows.push(event(DEFAULT_FROM, { name: 'oldest-in', device_id: 'd3', profile_id: 'd3' }))
+  rows.push(event(THIRTY_DAYS.minus({ milliseconds: 1 }), { name: 'old', device_id: 'd3', profile_id: 'd3' }))
+  rows.push(event(THIRTY_DAYS, { name: 'oldest-in', device_id: 'd3', profile_id: 'd3' }))
   rows.push(event(NOW, { name: 'future', device_id: 'd3', profile_id: 'd3' }))
   rows.push(event(NOW.plus({ hours: 1 }), { name: 'future' }))
   // Another project's events never appear, even for the same devices and profiles.
@@ -377,7 +380,7 @@ afterAll(async () => {
 })
 
 describe('GET /export/events as JSON pages', () => {
-  it('returns the last 30 days newest first with the default fields, 50 per page', async () => {
+  it('returns all time (as OpenPanel) newest first with the default fields, 50 per page', async () => {
     const expected = select()
     expect(expected.length).toBeGreaterThan(400)
     const p = await page('/export/events')
@@ -390,7 +393,7 @@ describe('GET /export/events as JSON pages', () => {
     })
     expect(p.data).toEqual(expected.slice(0, 50).map((r) => pickKeys(fullObject(r), DEFAULT_KEYS)))
     expect(Object.keys(p.data[0]!)).toEqual(DEFAULT_KEYS)
-    // The window is [now − 30 days, now): its first instant is in, now is not.
+    // The window is [the epoch, now): events older than 30 days are in, now is not.
     const all = await walk('/export/events?limit=1000')
     const names = new Set(all.flatMap((x) => x.data.map((d) => d.name)))
     expect(names.has('oldest-in')).toBe(true)
@@ -422,13 +425,20 @@ describe('GET /export/events as JSON pages', () => {
     expect(fourth.data.map((d) => d.id)).toEqual(expected.slice(3 * limit, 4 * limit))
   })
 
-  it('validates limit and page', async () => {
-    for (const q of ['limit=0', 'limit=1001', 'limit=abc', 'page=0', 'page=-1', 'page=1.5']) {
+  it('validates limit and page; out of range they are clamped as OpenPanel does, and X-Quarry-Clamped says so', async () => {
+    for (const q of ['limit=abc', 'page=1.5', 'page=x']) {
       const body = await error(`/export/events?${q}`)
       expect(body.code).toBe('invalid_parameters')
     }
     expect((await page('/export/events?limit=1000')).meta.count).toBe(Math.min(1000, select().length))
     expect((await page('/export/events?limit=1')).meta.count).toBe(1)
+    for (const [q, clamped, count] of [['limit=0', 'limit=1', 1], ['limit=1001', 'limit=1000', Math.min(1000, select().length)], ['page=0', 'page=1', 50], ['page=-1&limit=-5', 'limit=1, page=1', 1]] as const) {
+      const res = await get(`/export/events?${q}`)
+      expect(res.status, q).toBe(200)
+      expect(res.headers.get('x-quarry-clamped'), q).toBe(clamped)
+      const body = (await res.json()) as { meta: { count: number; current: number } }
+      expect([body.meta.count, body.meta.current], q).toEqual([count, 1])
+    }
   })
 
   it('walks every cursor to the end: each event exactly once, in order, totalCount the walk length', async () => {
@@ -451,7 +461,8 @@ describe('GET /export/events as JSON pages', () => {
     const second = (await res.json()) as Page
     expect(second.meta.totalCount).toBe(first.meta.totalCount)
     expect(second.data.map((d) => d.id)).toEqual(select().slice(100, 200).map((r) => r.id))
-    expect(res.headers.get('X-Quarry-Range')).toBe('2026-02-08T08:00:00-05:00/2026-03-10T08:00:00-04:00')
+    // All time (from the epoch, in the project's zone) up to the first page's now.
+    expect(res.headers.get('X-Quarry-Range')).toBe('1969-12-31T19:00:00-05:00/2026-03-10T08:00:00-04:00')
   })
 
   it('refuses tampered cursors, cursors of other parameters, and page with cursor', async () => {
@@ -563,8 +574,8 @@ describe('selection', () => {
       // Without an offset: project-local wall-clock time (EST before the change, EDT after).
       ['start=2026-03-05T05:30:00&end=2026-03-09T01:00:00', DateTime.fromISO('2026-03-05T10:30:00Z'), DateTime.fromISO('2026-03-09T05:00:00.001Z')],
       ['start=2026-03-05 05:30:00&end=2026-03-06', DateTime.fromISO('2026-03-05T10:30:00Z'), local('2026-03-07T00:00')],
-      // Only one end given: 30 days before the end, or up to now.
-      ['end=2026-03-03', local('2026-03-04T00:00').minus({ days: 30 }), local('2026-03-04T00:00')],
+      // Only one end given: all time up to the end, or up to now.
+      ['end=2026-03-03', DEFAULT_FROM, local('2026-03-04T00:00')],
       ['start=2026-03-09T12:00:00Z', DateTime.fromISO('2026-03-09T12:00:00Z'), NOW],
     ]
     for (const [q, from, to] of cases) {

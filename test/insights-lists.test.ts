@@ -249,12 +249,15 @@ describe('pagination', () => {
     expect(seen).toEqual(expected)
   })
 
-  it('default limit is 10; a short last page has no next cursor', async () => {
+  it('default limit is 1000, as OpenPanel answers; a short last page has no next cursor', async () => {
     const all = h.data.breakdown(U, 'city', UTC_30D)
     expect(all.length).toBeGreaterThan(10)
     const first = await h.get(U, 'city', { range: '30d' })
-    expect(first.body).toEqual(all.slice(0, 10))
-    expect(first.headers.get('x-next-cursor')).toBeTruthy()
+    expect(first.body).toEqual(all.slice(0, 1000))
+    expect(first.headers.get('x-next-cursor') !== null).toBe(all.length > 1000)
+    const short = await h.get(U, 'city', { range: '30d', limit: 10 })
+    expect(short.body).toEqual(all.slice(0, 10))
+    expect(short.headers.get('x-next-cursor')).toBeTruthy()
     const exact = await h.get(U, 'city', { range: '30d', limit: all.length })
     expect(exact.body).toEqual(all)
     expect(exact.headers.get('x-next-cursor')).toBeNull()

@@ -291,8 +291,11 @@ describe('metrics: filters and revenue', () => {
   const cases: [string, Filter[], number][] = [
     ['its session matches by a session attribute', [{ name: 'country', operator: 'is', value: ['SE'] }], 4999],
     ['its session does not match', [{ name: 'country', operator: 'isNot', value: ['SE'] }], 0],
-    ['its session matches by an event before the window', [{ name: 'path', operator: 'is', value: ['/'] }], 4999],
-    ['its session has no matching event', [{ name: 'path', operator: 'is', value: ['/nowhere'] }], 0],
+    // A path filter counts the revenue recorded on that path (OpenPanel's page view of /metrics):
+    // its session visited / before the window, but the purchase carries no path.
+    ['a path its session visited, not the purchase', [{ name: 'path', operator: 'is', value: ['/'] }], 0],
+    ["the purchase's own (empty) path", [{ name: 'path', operator: 'isNull', value: [] }], 4999],
+    ['a path nobody visited', [{ name: 'path', operator: 'is', value: ['/nowhere'] }], 0],
     ['the purchase itself matches', [{ name: 'name', operator: 'is', value: ['revenue'] }], 4999],
   ]
   for (const [label, filters, revenue] of cases) {
@@ -405,9 +408,11 @@ describe('live', () => {
     }
   })
 
-  it('takes no parameters', async () => {
-    const res = await h.get(U, 'live', { range: '7d' })
+  it('takes no parameters but range, which OpenPanel clients send and it ignores', async () => {
+    const res = await h.get(U, 'live', { startDate: '2026-04-01' })
     expect(res.status).toBe(400)
-    expect(res.body.details[0].path).toBe('range')
+    expect(res.body.details[0].path).toBe('startDate')
+    const ranged = await h.get(U, 'live', { range: '7d' })
+    expect([ranged.status, ranged.headers.get('x-quarry-ignored')]).toEqual([200, 'range'])
   })
 })

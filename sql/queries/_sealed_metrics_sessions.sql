@@ -1,7 +1,7 @@
 -- The part of a sealed /metrics window before C that whole hours of the totals do not cover.
   UNION ALL
   SELECT if(created_at >= {from:DateTime64(3, 'UTC')}, 0, 1) AS period, {{bucket}} AS bucket,
-    count(), countIf(is_bounce), sum(duration), sum(screen_view_count), toUInt64(0),
+    count(), countIf(is_bounce), sum(duration), sum({{session_views}}), toUInt64(0),
     groupBitmapState(vno), CAST([], 'Array(UInt128)')
   FROM sealed_sessions
   WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT held

@@ -5,7 +5,9 @@
 -- _sealed_metrics_live.sql) and the revenue events. A slot is empty where its part of the window is. The caller uses hours only when every bucket starts on a UTC hour and no
 -- filter applies. A filtered revenue counts the revenue events of the sessions that pass the
 -- filters, sealed ones that may overlap the window (those begun up to the build's longest session
--- before it) and live ones.
+-- before it) and live ones. With a filter on `path` the views and the revenue are the matching
+-- events' own, read from events (the `page_views` slot, _sealed_metrics_page_views.sql), and the
+-- sessions bring no views (`session_views` is 0).
 WITH
 {{live}}
 SELECT
@@ -32,6 +34,7 @@ FROM (
   GROUP BY period, bucket
 {{sessions}}
 {{live_part}}
+{{page_views}}
   UNION ALL
   SELECT if(created_at >= {from:DateTime64(3, 'UTC')}, 0, 1) AS period, {{bucket}} AS bucket,
     toUInt64(0), toUInt64(0), toUInt64(0), toUInt64(0), sum(revenue),

@@ -27,8 +27,9 @@ export const PROPERTY_SEGMENTS: ReadonlySet<Segment> = new Set(['property_sum', 
 
 export const MAX_SERIES = 10
 export const MAX_BREAKDOWNS = 3
-export const MAX_BREAKDOWN_SERIES = 500
-export const DEFAULT_BREAKDOWN_SERIES = 50
+export const MAX_BREAKDOWN_SERIES = 1000
+/** As OpenPanel, which keeps every group, up to the 1000 rows its lists answer. */
+export const DEFAULT_BREAKDOWN_SERIES = MAX_BREAKDOWN_SERIES
 
 /** The numeric events columns a property segment may aggregate directly. */
 export const NUMERIC_PROPERTY_COLUMNS: readonly string[] = eventColumnNames((c) => c.kind === 'number')

@@ -25,14 +25,17 @@ export const INCLUDE_GROUPS: Readonly<Record<string, readonly string[]>> = Objec
 
 /**
  * The output fields for `includes`: comma-separated and/or repeated names, groups or fields.
- * Returns the names in a canonical order (also what a cursor fingerprints); unknown → 400.
+ * Returns the names in a canonical order (also what a cursor fingerprints), and apart the names
+ * of default fields (ignored); unknown → 400.
  */
-export function resolveIncludes(raw: string | readonly string[] | undefined): { names: string[]; fields: Set<string> } {
+export function resolveIncludes(raw: string | readonly string[] | undefined): { names: string[]; fields: Set<string>; ignored: string[] } {
   const list = (raw === undefined ? [] : typeof raw === 'string' ? [raw] : raw)
     .flatMap((item) => item.split(','))
     .map((name) => name.trim())
     .filter((name) => name.length > 0)
-  const unknown = list.filter((name) => !Object.hasOwn(INCLUDE_GROUPS, name))
+  // OpenPanel takes the name of a field every event object has, and changes nothing.
+  const ignored = [...new Set(list.filter((name) => !Object.hasOwn(INCLUDE_GROUPS, name) && DEFAULT_FIELDS.includes(name)))]
+  const unknown = list.filter((name) => !Object.hasOwn(INCLUDE_GROUPS, name) && !DEFAULT_FIELDS.includes(name))
   if (unknown.length > 0) {
     throw invalidParameters(
       unknown.map((name) => ({
@@ -41,10 +44,10 @@ export function resolveIncludes(raw: string | readonly string[] | undefined): { 
       })),
     )
   }
-  const names = [...new Set(list)].sort()
+  const names = [...new Set(list.filter((name) => !ignored.includes(name)))].sort()
   const fields = new Set(DEFAULT_FIELDS)
   for (const name of names) for (const field of INCLUDE_GROUPS[name]!) fields.add(field)
-  return { names, fields }
+  return { names, fields, ignored }
 }
 
 /** A half-open window [from, to) of instants; `timezone` read the dates that made it. */
@@ -54,19 +57,17 @@ export interface ExportWindow {
   timezone: string
 }
 
-export const DEFAULT_WINDOW_DAYS = 30
-
 /**
- * The window of an export. Without `end` it ends now; without `start` it begins 30 calendar days
- * (in the project's timezone) before its end. OpenPanel applies dates only when both are present,
- * and then as whole UTC days.
+ * The window of an export. Without `end` it ends now; without `start` it begins at the Unix epoch:
+ * all time, as OpenPanel exports without dates (an exporter walking pages must not miss older
+ * events). OpenPanel applies dates only when both are present, and then as whole UTC days.
  */
 export function resolveExportWindow(start: string | undefined, end: string | undefined, timezone: string, now: Date): ExportWindow {
   const issues: ErrorDetail[] = []
   const message = 'expected YYYY-MM-DD or an ISO 8601 date-time'
   const to = end === undefined ? DateTime.fromJSDate(now, { zone: timezone }) : parseBoundary(end, 'end', timezone)
   if (!to) issues.push({ path: 'end', message })
-  const from = start === undefined ? to?.minus({ days: DEFAULT_WINDOW_DAYS }) : parseBoundary(start, 'start', timezone)
+  const from = start === undefined ? DateTime.fromMillis(0, { zone: timezone }) : parseBoundary(start, 'start', timezone)
   if (!from && start !== undefined) issues.push({ path: 'start', message })
   if (issues.length === 0 && from! >= to!) issues.push({ path: start !== undefined ? 'start' : 'end', message: 'the start must be before the end' })
   if (issues.length > 0) throw invalidParameters(issues)

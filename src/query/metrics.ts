@@ -35,10 +35,34 @@ export interface MetricsRequest {
   filters: readonly Filter[]
 }
 
+/**
+ * OpenPanel's page view of /metrics: with a filter on `path`, the screen views and the revenue are
+ * the matching events' own (that page's views, the revenue events on it), not every view and
+ * purchase of the sessions that visited it. Sessions, visitors, bounces and duration stay those of
+ * the matching sessions.
+ */
+export const filtersPages = (filters: readonly Filter[]) =>
+  filters.some((f) => f.name === 'path' && (f.value.length > 0 || f.operator === 'isNull' || f.operator === 'isNotNull'))
+
 export function metricsStatement(req: MetricsRequest): Statement {
   const { params, ctx } = windowPlaceholders(req.projectId, req.range, req.previous?.start)
   const tz = params.add(req.range.timezone, 'String')
+  const bucket = bucketExpression(req.interval, tz)
   const sessionFilters = compileFilters(req.filters, 'sessions', params, ctx)
+  if (filtersPages(req.filters)) {
+    const eventFilters = compileFilters(req.filters, 'pageViews', params, ctx)
+    return {
+      name: 'insights_metrics',
+      sql: renderSql('insights_metrics', {
+        bucket,
+        session_filters: sessionFilters,
+        session_views: 'toUInt64(0)',
+        revenue_filters: eventFilters,
+        page_views: renderSql('_metrics_page_views', { bucket, view_filters: eventFilters }),
+      }),
+      params: params.values,
+    }
+  }
   // A purchase in the window may belong to a session that began before it, whose matching event
   // may be older than the window too: its events are searched from the earliest such session's start.
   const overlapping = `project_id = ${ctx.project} AND ended_at >= ${ctx.from} AND created_at < ${ctx.to}`
@@ -50,14 +74,15 @@ export function metricsStatement(req: MetricsRequest): Statement {
   return {
     name: 'insights_metrics',
     sql: renderSql('insights_metrics', {
-      bucket: bucketExpression(req.interval, tz),
+      bucket,
       session_filters: sessionFilters,
+      session_views: 'screen_view_count',
       revenue_filters: revenueFilters,
+      page_views: '',
     }),
     params: params.values,
   }
 }
-
 
 /** The start of every bucket of the window. */
 export const metricsBuckets = (range: TimeRange, interval: Interval): DateTime[] => boundedBuckets(range, interval, 'choose a larger interval')

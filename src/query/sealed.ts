@@ -4,7 +4,7 @@ import { DIMENSIONS, type Dimension } from './dimensions.ts'
 import { UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
 import { compileFilters } from './filters.ts'
 import { bucketExpression, windowPlaceholders, type PageRequest } from './insights.ts'
-import type { MetricsRequest } from './metrics.ts'
+import { filtersPages, type MetricsRequest } from './metrics.ts'
 import type { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant, type TimeRange } from './time-range.ts'
@@ -140,7 +140,10 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
   const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup)
   const tz = params.add(req.range.timezone, 'String')
   const sessionFilters = compileFilters(req.filters, 'sessions', params, ctx)
-  const parts = { bucket: bucketExpression(req.interval, tz), session_filters: sessionFilters }
+  const pages = filtersPages(req.filters)
+  const bucket = bucketExpression(req.interval, tz)
+  const parts = { bucket, session_filters: sessionFilters, session_views: pages ? 'toUInt64(0)' : 'screen_view_count' }
+  const eventFilters = pages ? compileFilters(req.filters, 'pageViews', params, ctx) : ''
   const sealedSessions = +rollup.from > +earliest || +rollup.to < +earlier(req.range.end, build.closedAt)
   return {
     name: 'insights_metrics_sealed',
@@ -149,7 +152,8 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
       ...parts,
       sessions: sealedSessions ? renderSql('_sealed_metrics_sessions', parts) : '',
       live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', parts) : '',
-      revenue_filters: sessionFilters ? revenueFilters(req, build, earliest, params) : '',
+      page_views: pages ? renderSql('_sealed_metrics_page_views', { bucket, view_filters: eventFilters }) : '',
+      revenue_filters: pages ? eventFilters : sessionFilters ? revenueFilters(req, build, earliest, params) : '',
     }),
     params: params.values,
   }

@@ -25,7 +25,8 @@ import { INTERVALS, isoWithOffset, MAX_BUCKETS, resolveRange } from '../query/ti
 import { headRoute, STREAMED_CONTENT, streamedExport } from './export-streamed.ts'
 import type { SealedHistory } from '../services/sealed/index.ts'
 import { API_ERRORS, errorResponses, RANGE_HEADERS, SEALED_HEADERS, SECURITY } from './openapi-shared.ts'
-import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
+import { anyText, FiltersSchema, ignoredParam, rangeHeaders, windowParams } from './params.ts'
+import { noteIgnored } from '../http/ignored.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
 import { sealedBuildFor } from './sealed-build.ts'
 
@@ -46,7 +47,7 @@ const SeriesItem = z
     segment: z
       .enum(SEGMENTS)
       .default('event')
-      .openapi({ description: 'What each bucket counts; default event; group: distinct group ids among the events' }),
+      .openapi({ description: 'What each bucket counts; default event; group: distinct group ids among the events. A property_* segment without property counts events, as OpenPanel (named in X-Quarry-Ignored)' }),
     property: z
       .string()
       .min(1)
@@ -59,9 +60,6 @@ const SeriesItem = z
   })
   .strict()
   .superRefine((s, ctx) => {
-    if (PROPERTY_SEGMENTS.has(s.segment as Segment) && s.property === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['property'], message: `segment ${s.segment} needs a property` })
-    }
     if (s.property !== undefined && !isPropertyName(s.property)) {
       ctx.addIssue({
         code: 'custom',
@@ -107,6 +105,8 @@ const ChartsQuery = z
     interval: z.enum(INTERVALS).default('day').openapi({ description: `Bucket size; at most ${MAX_BUCKETS} buckets` }),
     ...windowParams('30d'),
     previous: z.enum(['true', 'false']).optional().openapi({ description: 'Add the period of equal length just before' }),
+    chartType: ignoredParam(anyText, "the dashboard's drawing of the series").optional(),
+    metric: ignoredParam(anyText, "the dashboard's summary figure; every figure is in metrics").optional(),
     format: z.enum(['json', ...STREAMED_FORMAT_NAMES]).default('json').openapi({
       description:
         `json: the chart; ${STREAMED_FORMAT_NAMES.join(', ')}: one row per series point (seriesId, event, breakdowns, date, ` +
@@ -183,6 +183,10 @@ export function exportChartsRoutes(deps: ExportChartsDeps) {
 
     const requested = q.series ?? q.events ?? []
     const breakdowns = (q.breakdowns ?? []).map((b) => b.name)
+    const listName = q.series ? 'series' : 'events'
+    // As OpenPanel: a property segment without a property counts events.
+    const countsInstead = (s: (typeof requested)[number]) => PROPERTY_SEGMENTS.has(s.segment as Segment) && s.property === undefined
+    noteIgnored(c, requested.flatMap((s, i) => (countsInstead(s) ? [`${listName}.${i}.segment`] : [])))
     const series: ChartSeriesRequest[] = requested.map((s, i) => ({
       projectId: project.id,
       range,
@@ -190,11 +194,11 @@ export function exportChartsRoutes(deps: ExportChartsDeps) {
       interval: q.interval,
       name: s.name,
       filters: s.filters ?? [],
-      segment: s.segment as Segment,
+      segment: countsInstead(s) ? 'event' : (s.segment as Segment),
       property: s.property,
       breakdowns,
       limit: q.limit,
-      path: `${q.series ? 'series' : 'events'}.${i}`,
+      path: `${listName}.${i}`,
     }))
     const statements = series.map(chartSeriesStatement)
     const allBuckets = previous ? [...chartBuckets(previous, q.interval), ...bucketStarts] : bucketStarts

@@ -5,7 +5,6 @@ import type { Logger } from 'pino'
 import type { AppEnv } from '../app-env.ts'
 import { invalidParameters } from '../query/errors.ts'
 import {
-  DEFAULT_WINDOW_DAYS,
   exportEventsCountStatement,
   exportEventsPositionStatement,
   exportEventsStatement,
@@ -24,6 +23,7 @@ import { jsonParam, querySchema } from './query-reader.ts'
 import { API_ERRORS, errorResponses, PAGE_HEADERS, RANGE_HEADERS, SECURITY } from './openapi-shared.ts'
 import { headRoute, STREAMED_CONTENT, streamedExport } from './export-streamed.ts'
 import { FiltersSchema, rangeHeaders } from './params.ts'
+import { noteIgnored } from '../http/ignored.ts'
 
 export interface ExportEventsDeps {
   signingKey: Buffer
@@ -51,7 +51,7 @@ const ExportEventsQuery = z
     start: z.string().max(64).optional().openapi({
       description:
         'YYYY-MM-DD (from the start of that day in the project timezone) or an ISO 8601 date-time (with Z or an offset: ' +
-        `that instant; without: project-local). Default: ${DEFAULT_WINDOW_DAYS} calendar days (project timezone) before end`,
+        'that instant; without: project-local). Default: all time (as OpenPanel)',
     }),
     end: z.string().max(64).optional().openapi({
       description: 'YYYY-MM-DD (through the end of that day) or an ISO 8601 date-time (inclusive to the millisecond). Default: now',
@@ -65,9 +65,11 @@ const ExportEventsQuery = z
         .union([z.string().max(1024), z.array(z.string().max(1024)).max(50)])
         .openapi({ description: `Comma-separated and/or repeated: ${Object.keys(INCLUDE_GROUPS).join(', ')}` }),
     ).optional(),
-    limit: z.coerce.number().int().min(1).max(MAX_LIMIT).optional().openapi({ description: `1–${MAX_LIMIT}, default ${DEFAULT_LIMIT} (format=json)` }),
-    page: z.coerce.number().int().min(1).max(MAX_PAGE).optional().openapi({
-      description: '1-based page (OpenPanel compatibility; OFFSET). Prefer cursor',
+    limit: z.coerce.number().int().optional().openapi({
+      description: `1–${MAX_LIMIT}, default ${DEFAULT_LIMIT} (format=json); outside, clamped as OpenPanel does and said in X-Quarry-Clamped`,
+    }),
+    page: z.coerce.number().int().optional().openapi({
+      description: `1-based page (OpenPanel compatibility; OFFSET), up to ${MAX_PAGE}; outside, clamped and said in X-Quarry-Clamped. Prefer cursor`,
     }),
     cursor: z.string().max(4096).optional().openapi({ description: 'meta.nextCursor of the previous page' }),
     format: z.enum(EXPORT_FORMAT_NAMES).default('json').openapi({
@@ -123,6 +125,15 @@ const fileStamp = (t: DateTime) => t.toUTC().toFormat("yyyyLLdd'T'HHmmss'Z'")
 /** The resolved window, as every export response states it. */
 const windowHeaders = (window: ExportWindow) => rangeHeaders(window.from, window.to, window.timezone)
 
+/** OpenPanel clamps limit and page into range instead of refusing them; Quarry does too, and says so. */
+function clamp(c: Context<AppEnv>, name: 'limit' | 'page', value: number, max: number): number {
+  const clamped = Math.min(max, Math.max(1, value))
+  if (clamped !== value) c.header(CLAMPED_HEADER, `${name}=${clamped}`, { append: true })
+  return clamped
+}
+
+const CLAMPED_HEADER = 'X-Quarry-Clamped'
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const exportEventsRoute = createRoute({
@@ -139,7 +150,14 @@ const exportEventsRoute = createRoute({
         '(CSV: a header row; properties, profile and meta as JSON text; null as an empty cell. Parquet and Arrow: the keys of ' +
         'the event objects as typed columns: createdAt and importedAt UTC timestamps (ms), numbers as numbers, properties a ' +
         'map of strings, profile and meta JSON text). HEAD answers the headers with X-Quarry-Rows and X-Quarry-Size-Estimate',
-      headers: { ...RANGE_HEADERS, ...PAGE_HEADERS },
+      headers: {
+        ...RANGE_HEADERS,
+        ...PAGE_HEADERS,
+        [CLAMPED_HEADER]: {
+          description: 'Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated)',
+          schema: { type: 'string' as const },
+        },
+      },
       content: {
         'application/json': { schema: ExportEventsBody },
         ...STREAMED_CONTENT,
@@ -157,6 +175,7 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
     const q = c.req.valid('query')
     const project = c.get('project')
     const includes = resolveIncludes(q.includes)
+    noteIgnored(c, includes.ignored.map((name) => `includes.${name}`))
     const events = [...new Set(list(q.event))].sort()
     // What defines the rows (not the page size, the format or how the project was named).
     const fp = fingerprint('export/events', {
@@ -195,10 +214,10 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
     if (q.cursor !== undefined && q.page !== undefined) {
       throw invalidParameters([{ path: 'page', message: 'use either page or cursor' }])
     }
-    const limit = q.limit ?? DEFAULT_LIMIT
+    const limit = clamp(c, 'limit', q.limit ?? DEFAULT_LIMIT, MAX_LIMIT)
     const position = q.cursor !== undefined ? readCursor(q.cursor, fp, deps.signingKey) : undefined
     const window = position?.window ?? resolveExportWindow(q.start, q.end, project.timezone, deps.now())
-    const current = position?.page ?? q.page ?? 1
+    const current = position?.page ?? clamp(c, 'page', q.page ?? 1, MAX_PAGE)
     const req: ExportEventsRequest = {
       ...base,
       window,

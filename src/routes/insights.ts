@@ -13,7 +13,7 @@ import type { PageRollups } from '../services/page-rollups/index.ts'
 import type { SealedHistory } from '../services/sealed/index.ts'
 import { sealedBreakdownStatement, sealedMetricsStatement } from '../query/sealed.ts'
 import { API_ERRORS, errorResponses, PAGE_HEADERS, RANGE_HEADERS, ROLLUP_HEADERS, SEALED_HEADERS, SECURITY } from './openapi-shared.ts'
-import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
+import { anyText, FiltersSchema, ignoredParam, rangeHeaders, windowParams } from './params.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
 import { sealedBuildFor } from './sealed-build.ts'
 
@@ -27,12 +27,17 @@ export interface InsightsDeps {
 
 const WindowQuery = z.object({ ...windowParams('7d'), filters: jsonParam(FiltersSchema).optional() }).strict()
 
+/** OpenPanel answers up to this many rows where no limit is asked for; a cursor pages beyond. */
+const MAX_ROWS = 1000
+
 const ListQuery = WindowQuery.extend({
-  limit: z.coerce.number().int().min(1).max(1000).default(10),
+  limit: z.coerce.number().int().min(1).max(MAX_ROWS).default(MAX_ROWS),
   cursor: z.string().max(4096).optional().openapi({ description: 'X-Next-Cursor of the previous page, or a 1-based page number' }),
 }).strict()
 
 const MetricsQuery = WindowQuery.extend({
+  limit: ignoredParam(anyText, '/metrics returns every bucket').optional(),
+  cursor: ignoredParam(anyText, '/metrics returns every bucket').optional(),
   interval: z.enum(INTERVALS).optional().openapi({ description: 'Bucket size; by default chosen from the span as OpenPanel does' }),
   previous: z.enum(['true', 'false']).optional().openapi({ description: 'Add the totals of the equally long period just before' }),
 }).strict()
@@ -120,7 +125,8 @@ export function insightsRoutes(deps: InsightsDeps) {
     return c.json(assembleMetrics(rows, bucketStarts, previous !== undefined), 200)
   })
 
-  const live = insightsRoute('live', 'Distinct visitors with any event in the last 5 minutes', z.object({}).strict(), LiveBody, RANGE_HEADERS)
+  const LiveQuery = z.object({ range: ignoredParam(anyText, '/live always counts the last 5 minutes').optional() }).strict()
+  const live = insightsRoute('live', 'Distinct visitors with any event in the last 5 minutes', LiveQuery, LiveBody, RANGE_HEADERS)
   app.openapi(live, async (c) => {
     const now = DateTime.fromJSDate(deps.now(), { zone: 'UTC' })
     const [row] = await c.get('runner').rows<{ visitors: number }>(liveStatement(c.get('project').id, now), run(c))

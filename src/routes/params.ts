@@ -1,8 +1,21 @@
 import { z } from '@hono/zod-openapi'
+import { Ignored } from '../http/ignored.ts'
 import { isValidTimezone } from '../projects.ts'
 import { MAX_FILTERS, MAX_FILTER_VALUES, OPERATORS, type Filter } from '../query/filters.ts'
 import type { DateTime } from 'luxon'
 import { isoWithOffset, parseBoundary, RANGES } from '../query/time-range.ts'
+
+/**
+ * A parameter OpenPanel accepts and ignores: accepted, changing nothing, and named in
+ * X-Quarry-Ignored (http/ignored.ts). `what` says why it can be ignored.
+ */
+export const ignoredParam = <T extends z.ZodType>(schema: T, what: string) =>
+  schema
+    .transform((value) => new Ignored(value))
+    .openapi({ description: `Accepted and ignored, as OpenPanel does (${what}); named in X-Quarry-Ignored` })
+
+/** What OpenPanel takes for a parameter it ignores: any text, or the key repeated. */
+export const anyText = z.union([z.string().max(4096), z.array(z.string().max(4096)).max(100)])
 
 /** OpenPanel's operators over its cohorts, which Quarry does not keep. */
 const COHORT_OPERATORS = ['inCohort', 'notInCohort']
@@ -15,6 +28,10 @@ export const FilterSchema = z
     }),
     value: z.array(z.union([z.string().max(4096), z.number(), z.boolean(), z.null()])).max(MAX_FILTER_VALUES),
     id: z.string().optional().openapi({ description: 'Ignored; accepted because OpenPanel clients send it' }),
+    type: ignoredParam(
+      z.enum(['string', 'number', 'date', 'datetime', 'boolean']),
+      'Quarry compares by the column: numbers as numbers, date-times as instants, properties as text, and gt/lt/gte/lte on a property as a number',
+    ).optional(),
   })
   .strict()
   .openapi('Filter') satisfies z.ZodType<Filter>

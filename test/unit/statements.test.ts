@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { assertReadStatement, finalSql, readDeadlineMs, type Statement } from '../../src/clickhouse/run.ts'
 import { chartPreviousRange, chartSeriesStatement, isBreakdownName, isPropertyName, SEGMENTS } from '../../src/query/charts.ts'
 import { DIMENSIONS } from '../../src/query/dimensions.ts'
-import type { InvalidInput } from '../../src/query/errors.ts'
+import { InvalidInput } from '../../src/query/errors.ts'
 import { exportEventsCountStatement, exportEventsStatement, resolveExportWindow, resolveIncludes } from '../../src/query/export-events.ts'
 import { breakdownStatement, liveStatement, pagesStatement } from '../../src/query/insights.ts'
 import { metricsStatement } from '../../src/query/metrics.ts'
@@ -144,10 +144,18 @@ describe('export statements', () => {
     expect(err?.details.map((d) => d.message.slice(0, 19))).toEqual(['unknown include "a"', 'unknown include "b"'])
   })
 
-  it('the window: dates are whole days, no start means 30 calendar days before the end', () => {
+  it('the window: dates are whole days, no start means all time (from the Unix epoch), as OpenPanel', () => {
     expect([window.from.toISO(), window.to.toISO()]).toEqual(['2026-04-01T00:00:00.000Z', '2026-04-02T00:00:00.000Z'])
-    const d = resolveExportWindow(undefined, '2026-04-01T00:00:00Z', 'UTC', new Date())
-    expect(d.to.diff(d.from, 'days').days).toBe(30)
+    const d = resolveExportWindow(undefined, '2026-04-01T00:00:00Z', 'Europe/Stockholm', new Date())
+    // The end is inclusive to the millisecond: the window is half-open one after it.
+    expect([d.from.toMillis(), d.to.toMillis()]).toEqual([0, Date.parse('2026-04-01T00:00:00Z') + 1])
+  })
+
+  it('includes naming a default field are set apart as ignored; unknown names stay a 400', () => {
+    const r = resolveIncludes(['city,properties', 'id', 'city'])
+    expect([r.names, r.ignored]).toEqual([['properties'], ['city', 'id']])
+    expect(r.fields.has('properties') && r.fields.has('city')).toBe(true)
+    expect(() => resolveIncludes('city,nope')).toThrow(InvalidInput)
   })
 
   it('a page: keyset after the last row, limit and offset bound; a stream: no LIMIT, small blocks', () => {
