@@ -228,6 +228,7 @@ describe.each(['parquet', 'arrow'] as const)('format=%s on /export/events', (for
       lastSeenAt: first.createdAt,
       isExternal: true,
       projectId: first.projectId,
+      groups: [],
       properties: {},
     })
   })

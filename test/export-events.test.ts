@@ -271,6 +271,8 @@ function fullObject(r: EventRow): Record<string, unknown> {
       lastSeenAt: isoOf(p?.last_seen_at ?? r.created_at),
       isExternal: p ? p.is_external : r.profile_id !== r.device_id,
       projectId: r.project_id,
+      // This file's profiles carry no groups.
+      groups: [],
       properties: p?.properties ?? {},
     },
     meta: m

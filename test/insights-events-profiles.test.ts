@@ -25,6 +25,7 @@ const NOW = DateTime.fromISO('2026-03-10T12:00:00.000Z', { zone: 'UTC' })
 interface ProfileRow {
   id: string
   project_id: string
+  groups: string[]
   is_external: boolean
   first_name: string
   last_name: string
@@ -57,7 +58,9 @@ function groupBy<T>(list: readonly T[], key: (t: T) => string): Map<string, T[]>
   return out
 }
 
-const events: EventRow[] = []
+type Row = EventRow & { groups: string[] }
+
+const events: Row[] = []
 const profiles: ProfileRow[] = []
 const metas: MetaRow[] = []
 
@@ -87,6 +90,8 @@ function generate() {
         profile_id: identified ? `u${n}` : device,
         project_id: PROJECT,
         session_id: `s${s}`,
+        // Every seventh session's events belong to a group, some to two.
+        groups: s % 7 === 0 ? (k % 2 ? ['org_acme', 'org_beta'] : ['org_acme']) : [],
         // Whole minutes apart, each event its own millisecond: no two instants are equal.
         created_at: ch(start.plus({ minutes: k * (1 + Math.floor(rnd() * 5)), milliseconds: serial++ })),
         path: `/p/${Math.floor(rnd() * 5)}`,
@@ -126,6 +131,7 @@ function generate() {
   const profile = (id: string, days: number, fields: Partial<ProfileRow>): ProfileRow => ({
     id,
     project_id: PROJECT,
+    groups: [],
     is_external: true,
     first_name: '',
     last_name: '',
@@ -143,6 +149,7 @@ function generate() {
       first_name: 'Alice',
       last_name: 'Smith',
       email: 'alice.smith@example.com',
+      groups: ['org_acme'],
       avatar: 'https://a.test/alice.png',
       properties: { tier: 'gold', country: 'SE', 'address.city': 'Lund', 'address.zip': '22100' },
     }),
@@ -188,7 +195,9 @@ interface Session {
   entry_path: string
   exit_path: string
   country: string
-  events: EventRow[]
+  /** The union of its events' groups, sorted. */
+  groups: string[]
+  events: Row[]
 }
 
 const sessions: Session[] = [...groupBy(own.filter((e) => e.session_id !== ''), (e) => e.session_id)].map(([id, list]) => {
@@ -210,6 +219,7 @@ const sessions: Session[] = [...groupBy(own.filter((e) => e.session_id !== ''), 
     entry_path: views[0]?.path ?? '',
     exit_path: views.at(-1)?.path ?? '',
     country: first.country,
+    groups: [...new Set(sorted.flatMap((e) => e.groups))].sort(),
     events: sorted,
   }
 })
@@ -263,6 +273,7 @@ const rawProfile = (p: ProfileRow) => ({
   is_external: p.is_external,
   created_at: p.created_at,
   last_seen_at: p.last_seen_at,
+  groups: p.groups,
 })
 const storedProfiles = [...new Set(profiles.filter((p) => p.project_id === PROJECT).map((p) => p.id))].map((id) => stored(id)!)
 
@@ -305,7 +316,7 @@ async function badRequest(path: string, params: Record<string, unknown>, detailP
 }
 
 describe('GET /insights/{projectId}/events', () => {
-  const raw = (e: EventRow) => ({ ...e, longitude: e.longitude, imported_at: null })
+  const raw = (e: Row) => ({ ...e, longitude: e.longitude, imported_at: null })
 
   it('the last 30 Tokyo days, newest first, 20 raw rows by default', async () => {
     const expected = own.filter((e) => inWindow(e)).sort(newestFirst)
@@ -334,14 +345,14 @@ describe('GET /insights/{projectId}/events', () => {
       .sort(newestFirst)
     expect(expected.length).toBeGreaterThan(2)
     const { body } = await get('events', params)
-    expect(body.map((r: EventRow) => r.id)).toEqual(expected.map((e) => e.id))
+    expect(body.map((r: Row) => r.id)).toEqual(expected.map((e) => e.id))
     // The whole last day counts (OpenPanel's date-only end means its first instant).
     const lastDay = await get('events', { startDate: endDay.toISODate(), endDate: endDay.toISODate(), limit: 100 })
-    expect(lastDay.body.map((r: EventRow) => r.id)).toEqual(own.filter((e) => inWindow(e, { start: endDay, end: endDay.plus({ days: 1 }) })).sort(newestFirst).map((e) => e.id))
+    expect(lastDay.body.map((r: Row) => r.id)).toEqual(own.filter((e) => inWindow(e, { start: endDay, end: endDay.plus({ days: 1 }) })).sort(newestFirst).map((e) => e.id))
   })
 
   it('profile.* and has_profile filters, and the profileId parameter', async () => {
-    const cases: [unknown[], (e: EventRow) => boolean][] = [
+    const cases: [unknown[], (e: Row) => boolean][] = [
       [[{ name: 'profile.properties.tier', operator: 'is', value: ['gold'] }], (e) => stored(e.profile_id)?.properties.tier === 'gold'],
       [[{ name: 'profile.email', operator: 'isNull', value: [] }], (e) => (stored(e.profile_id)?.email ?? '') === ''],
       [[{ name: 'profile.lastName', operator: 'contains', value: ['mith'] }], (e) => (stored(e.profile_id)?.last_name ?? '').includes('mith')],
@@ -352,10 +363,10 @@ describe('GET /insights/{projectId}/events', () => {
       const { body } = await get('events', { filters, limit: 100, startDate: '2026-01-01', endDate: '2026-03-31' })
       const expected = own.filter(keep).sort(newestFirst).slice(0, 100)
       expect(expected.length, JSON.stringify(filters)).toBeGreaterThan(0)
-      expect(body.map((r: EventRow) => r.id), JSON.stringify(filters)).toEqual(expected.map((e) => e.id))
+      expect(body.map((r: Row) => r.id), JSON.stringify(filters)).toEqual(expected.map((e) => e.id))
     }
     const { body } = await get('events', { profileId: 'u1', limit: 100, startDate: '2026-01-01', endDate: '2026-03-31' })
-    expect(body.map((r: EventRow) => r.id)).toEqual(own.filter((e) => e.profile_id === 'u1').sort(newestFirst).map((e) => e.id))
+    expect(body.map((r: Row) => r.id)).toEqual(own.filter((e) => e.profile_id === 'u1').sort(newestFirst).map((e) => e.id))
   })
 
   it('bad input is a 400 naming the parameter', async () => {
@@ -377,7 +388,7 @@ describe('GET /insights/{projectId}/events/names|properties|property_values', ()
   })
 
   it('properties: keys with a value per event name, sorted; one event name', async () => {
-    const pairs = (list: EventRow[]) => {
+    const pairs = (list: Row[]) => {
       const set = new Set<string>()
       for (const e of list) for (const [k, v] of Object.entries(e.properties)) if (v !== '' && k !== '__duration_from') set.add(`${k}\u0000${e.name}`)
       return [...set]
@@ -445,7 +456,7 @@ describe('GET /insights/{projectId}/profiles/{profileId}[/sessions|/metrics]', (
     const { status, body } = await get('profiles/u0', { eventLimit: 5 })
     expect(status).toBe(200)
     expect(body.profile).toEqual(rawProfile(stored('u0')!))
-    expect(body.recentEvents.map((e: EventRow) => e.id)).toEqual(recent('u0', 5).map((e) => e.id))
+    expect(body.recentEvents.map((e: Row) => e.id)).toEqual(recent('u0', 5).map((e) => e.id))
   })
 
   it('a visitor with events but no row gets the empty profile; no row and no event is a 404', async () => {
@@ -464,8 +475,9 @@ describe('GET /insights/{projectId}/profiles/{profileId}[/sessions|/metrics]', (
         is_external: id === 'u6',
         created_at: mine[0]!.created_at,
         last_seen_at: mine.at(-1)!.created_at,
+        groups: [],
       })
-      expect(body.recentEvents.map((e: EventRow) => e.id)).toEqual(recent(id).map((e) => e.id))
+      expect(body.recentEvents.map((e: Row) => e.id)).toEqual(recent(id).map((e) => e.id))
     }
     const missing = await app.request(`/insights/${PROJECT}/profiles/nobody`, { headers })
     expect(missing.status).toBe(404)
@@ -477,7 +489,7 @@ describe('GET /insights/{projectId}/profiles/{profileId}[/sessions|/metrics]', (
     for (const id of ['u0', 'u1', 'd12', 'nobody']) {
       const expected = sessions.filter((s) => s.events.some((e) => e.profile_id === id)).sort(newestFirst)
       const { body } = await get(`profiles/${id}/sessions`, { limit: 100 })
-      expect(body.map((s: Record<string, unknown>) => pickLike(s, sessionView(expected[0] ?? sessions[0]!)))).toEqual(expected.map(sessionView))
+      expect(body.map(sessionOut)).toEqual(expected.map(sessionView))
       if (id === 'u0') expect(expected.some((s) => s.profile_id !== 'u0')).toBe(true)
     }
   })
@@ -490,15 +502,19 @@ describe('GET /insights/{projectId}/profiles/{profileId}[/sessions|/metrics]', (
   })
 })
 
-/** The keys of `like` from a response row. */
-const pickLike = (row: Record<string, unknown>, like: Record<string, unknown>) => Object.fromEntries(Object.keys(like).map((k) => [k, row[k]]))
+/** The keys the model has from a response's session row, its groups (a set) sorted. */
+function sessionOut(row: Record<string, unknown>) {
+  const picked = Object.fromEntries(Object.keys(sessionView(sessions[0]!)).map((k) => [k, row[k]]))
+  return { ...picked, groups: [...(row.groups as string[])].sort() }
+}
 
 describe('GET /insights/{projectId}/sessions', () => {
   it('sessions begun in the window, newest first, with exact-match parameters and filters', async () => {
     const inWin = sessions.filter((s) => inWindow(s)).sort(newestFirst)
     const { body } = await get('sessions', { limit: 100 })
-    expect(body.map((s: Record<string, unknown>) => pickLike(s, sessionView(inWin[0]!)))).toEqual(inWin.slice(0, 100).map(sessionView))
+    expect(body.map(sessionOut)).toEqual(inWin.slice(0, 100).map(sessionView))
     expect(body[0]).toMatchObject({ longitude: null, latitude: null })
+    expect(inWin.some((x) => x.groups.length === 2) && inWin.some((x) => x.groups.length === 0)).toBe(true)
     const se = await get('sessions', { country: 'SE', profileId: 'u0', limit: 100 })
     expect(se.body.map((s: Session) => s.id)).toEqual(inWin.filter((s) => s.country === 'SE' && s.events.some((e) => e.profile_id === 'u0')).map((s) => s.id))
     const gold = await get('sessions', { filters: [{ name: 'profile.properties.tier', operator: 'is', value: ['gold'] }], limit: 100 })
@@ -516,7 +532,7 @@ describe('profile.* and has_profile on the exports; the profile and meta objects
   }
 
   it('export filters count what the rows say', async () => {
-    const cases: [unknown, (e: EventRow) => boolean][] = [
+    const cases: [unknown, (e: Row) => boolean][] = [
       [{ name: 'profile.properties.tier', operator: 'isNot', value: ['gold'] }, (e) => stored(e.profile_id)?.properties.tier !== 'gold'],
       [{ name: 'profile.properties.address.city', operator: 'is', value: ['Lund'] }, (e) => stored(e.profile_id)?.properties['address.city'] === 'Lund'],
       [{ name: 'profile.createdAt', operator: 'lt', value: [ch(NOW.minus({ days: 44 }))] }, (e) => (stored(e.profile_id)?.created_at ?? '1970') < ch(NOW.minus({ days: 44 }))],
@@ -535,7 +551,7 @@ describe('profile.* and has_profile on the exports; the profile and meta objects
       const res = await app.request(`/export/charts?${q({ projectId: PROJECT, startDate: '2026-01-01', endDate: '2026-03-31', series })}`, { headers })
       const body = (await res.json()) as any
       expect(res.status, JSON.stringify(body)).toBe(200)
-      const keep = filter.name === 'has_profile' ? (e: EventRow) => e.profile_id !== e.device_id : (e: EventRow) => stored(e.profile_id)?.properties.tier === 'gold'
+      const keep = filter.name === 'has_profile' ? (e: Row) => e.profile_id !== e.device_id : (e: Row) => stored(e.profile_id)?.properties.tier === 'gold'
       expect(body.series[0].metrics.sum).toBe(own.filter(keep).length)
     }
   })
@@ -565,6 +581,7 @@ describe('profile.* and has_profile on the exports; the profile and meta objects
         lastSeenAt: iso(row?.last_seen_at ?? e.created_at),
         isExternal: row ? row.is_external : e.profile_id !== e.device_id,
         projectId: PROJECT,
+        groups: row?.groups ?? [],
         properties: nested,
       })
       const m = metas.find((x) => x.project_id === PROJECT && x.name === e.name)

@@ -8,7 +8,7 @@ LEFT ANY JOIN (
       (id, email, avatar, first_name, last_name,
        concat(replaceOne(toString(created_at), ' ', 'T'), 'Z'),
        concat(replaceOne(toString(last_seen_at), ' ', 'T'), 'Z'),
-       is_external, project_id, toJSONString(properties)),
+       is_external, project_id, groups, toJSONString(properties)),
       {{profile_type}}
     ) AS profile_object
   FROM profiles FINAL

@@ -12,7 +12,8 @@ FROM (
   SELECT
     {profile:String} AS id, '' AS first_name, '' AS last_name, '' AS email, '' AS avatar,
     CAST(map(), 'Map(String, String)') AS properties, {project:String} AS project_id,
-    toBool(identified) AS is_external, first_seen AS created_at, last_seen AS last_seen_at, 0 AS stored
+    toBool(identified) AS is_external, first_seen AS created_at, last_seen AS last_seen_at,
+    CAST([], 'Array(String)') AS groups, 0 AS stored
   FROM (
     SELECT min(created_at) AS first_seen, max(created_at) AS last_seen, countIf(profile_id != device_id) > 0 AS identified, count() AS seen
     FROM events

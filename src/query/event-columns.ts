@@ -177,7 +177,7 @@ export const EVENTS_TABLE: readonly EventColumn[] = [
  */
 export const PROFILE_OBJECT =
   'Tuple(id String, email String, avatar String, firstName String, lastName String, createdAt String, ' +
-  'lastSeenAt String, isExternal Bool, projectId String, properties JSON)'
+  'lastSeenAt String, isExternal Bool, projectId String, groups Array(String), properties JSON)'
 /** Its meta object; a Variant because an event without meta has null, which no Tuple can hold. */
 const META_VARIANT =
   'Variant(Tuple(id String, name String, conversion Bool, color String, icon String, projectId String, createdAt String, updatedAt String))'
@@ -193,7 +193,7 @@ export const JOINED_FIELDS: readonly ExportField[] = [
     join: 'profile',
     sql: object(
       `if(pr.profile_found = 1, pr.profile_object, CAST((e.profile_id, '', '', '', '', ${iso('e.created_at')}, ${iso('e.created_at')}, ` +
-        `e.profile_id != e.device_id, e.project_id, '{}'), '${PROFILE_OBJECT}'))`,
+        `e.profile_id != e.device_id, e.project_id, [], '{}'), '${PROFILE_OBJECT}'))`,
     ),
   },
   {

@@ -60,6 +60,7 @@ export const RawEvent = z
     profile_id: z.string(),
     project_id: z.string(),
     session_id: z.string(),
+    groups: z.array(z.string()),
     created_at: z.string().openapi({ description: 'YYYY-MM-DD hh:mm:ss.mmm, UTC' }),
     path: z.string(),
     origin: z.string(),

@@ -57,6 +57,7 @@ const RawProfile = z
     is_external: z.boolean(),
     created_at: z.string().openapi({ description: 'First seen, YYYY-MM-DD hh:mm:ss.mmm, UTC' }),
     last_seen_at: z.string(),
+    groups: z.array(z.string()),
   })
   .openapi('RawProfile')
 
@@ -67,6 +68,7 @@ const RawSession = z
     project_id: z.string(),
     profile_id: z.string(),
     device_id: z.string(),
+    groups: z.array(z.string()).openapi({ description: 'The groups of its events' }),
     created_at: z.string(),
     ended_at: z.string(),
     is_bounce: z.boolean(),

@@ -295,6 +295,10 @@ export interface paths {
                     timezone?: string;
                     /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
+                    /** @description Accepted and ignored, as OpenPanel does (/metrics returns every bucket); named in X-Quarry-Ignored */
+                    limit?: string | string[];
+                    /** @description Accepted and ignored, as OpenPanel does (/metrics returns every bucket); named in X-Quarry-Ignored */
+                    cursor?: string | string[];
                     /** @description Bucket size; by default chosen from the span as OpenPanel does */
                     interval?: "minute" | "hour" | "day" | "week" | "month";
                     /** @description Add the totals of the equally long period just before */
@@ -539,6 +543,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Accepted and ignored, as OpenPanel does (/live always counts the last 5 minutes); named in X-Quarry-Ignored */
+                    range?: string | string[];
                     /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
                     explain?: "sql";
                 };
@@ -10144,7 +10150,7 @@ export interface paths {
                     project_id?: string;
                     /** @description Event name(s): one, the key repeated, or a JSON array */
                     event?: string | string[];
-                    /** @description YYYY-MM-DD (from the start of that day in the project timezone) or an ISO 8601 date-time (with Z or an offset: that instant; without: project-local). Default: 30 calendar days (project timezone) before end */
+                    /** @description YYYY-MM-DD (from the start of that day in the project timezone) or an ISO 8601 date-time (with Z or an offset: that instant; without: project-local). Default: all time (as OpenPanel) */
                     start?: string;
                     /** @description YYYY-MM-DD (through the end of that day) or an ISO 8601 date-time (inclusive to the millisecond). Default: now */
                     end?: string;
@@ -10154,10 +10160,10 @@ export interface paths {
                     filters?: components["schemas"]["Filter"][];
                     /** @description Comma-separated and/or repeated: profile, meta, properties, geo, device, referrer, region, latitude, longitude, osVersion, browserVersion, brand, model, origin, referrerName, referrerType, importedAt, sdkName, sdkVersion, revenue */
                     includes?: string | string[];
-                    /** @description 1–1000, default 50 (format=json) */
-                    limit?: number;
-                    /** @description 1-based page (OpenPanel compatibility; OFFSET). Prefer cursor */
-                    page?: number;
+                    /** @description 1–1000, default 50 (format=json); outside, clamped as OpenPanel does and said in X-Quarry-Clamped */
+                    limit?: number | null;
+                    /** @description 1-based page (OpenPanel compatibility; OFFSET), up to 1000000; outside, clamped and said in X-Quarry-Clamped. Prefer cursor */
+                    page?: number | null;
                     /** @description meta.nextCursor of the previous page */
                     cursor?: string;
                     /** @description json: one page; ndjson, csv, parquet, arrow: every matching event, streamed */
@@ -10195,6 +10201,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated) */
+                        "X-Quarry-Clamped"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -10403,7 +10411,7 @@ export interface paths {
                     project_id?: string;
                     /** @description Event name(s): one, the key repeated, or a JSON array */
                     event?: string | string[];
-                    /** @description YYYY-MM-DD (from the start of that day in the project timezone) or an ISO 8601 date-time (with Z or an offset: that instant; without: project-local). Default: 30 calendar days (project timezone) before end */
+                    /** @description YYYY-MM-DD (from the start of that day in the project timezone) or an ISO 8601 date-time (with Z or an offset: that instant; without: project-local). Default: all time (as OpenPanel) */
                     start?: string;
                     /** @description YYYY-MM-DD (through the end of that day) or an ISO 8601 date-time (inclusive to the millisecond). Default: now */
                     end?: string;
@@ -10413,10 +10421,10 @@ export interface paths {
                     filters?: components["schemas"]["Filter"][];
                     /** @description Comma-separated and/or repeated: profile, meta, properties, geo, device, referrer, region, latitude, longitude, osVersion, browserVersion, brand, model, origin, referrerName, referrerType, importedAt, sdkName, sdkVersion, revenue */
                     includes?: string | string[];
-                    /** @description 1–1000, default 50 (format=json) */
-                    limit?: number;
-                    /** @description 1-based page (OpenPanel compatibility; OFFSET). Prefer cursor */
-                    page?: number;
+                    /** @description 1–1000, default 50 (format=json); outside, clamped as OpenPanel does and said in X-Quarry-Clamped */
+                    limit?: number | null;
+                    /** @description 1-based page (OpenPanel compatibility; OFFSET), up to 1000000; outside, clamped and said in X-Quarry-Clamped. Prefer cursor */
+                    page?: number | null;
                     /** @description meta.nextCursor of the previous page */
                     cursor?: string;
                     /** @description json: one page; ndjson, csv, parquet, arrow: every matching event, streamed */
@@ -10454,6 +10462,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
+                        /** @description Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated) */
+                        "X-Quarry-Clamped"?: string;
                         /** @description The exact number of rows the same GET would stream (events, or chart points) */
                         "X-Quarry-Rows"?: string;
                         /** @description Estimated bytes of the uncompressed body: the bytes per row of the first rows in the format, times X-Quarry-Rows */
@@ -10690,6 +10700,10 @@ export interface paths {
                     timezone?: string;
                     /** @description Add the period of equal length just before */
                     previous?: "true" | "false";
+                    /** @description Accepted and ignored, as OpenPanel does (the dashboard's drawing of the series); named in X-Quarry-Ignored */
+                    chartType?: string | string[];
+                    /** @description Accepted and ignored, as OpenPanel does (the dashboard's summary figure; every figure is in metrics); named in X-Quarry-Ignored */
+                    metric?: string | string[];
                     /** @description json: the chart; ndjson, csv, parquet, arrow: one row per series point (seriesId, event, breakdowns, date, count, previous) as an attachment */
                     format?: "json" | "ndjson" | "csv" | "parquet" | "arrow";
                     /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
@@ -10953,6 +10967,10 @@ export interface paths {
                     timezone?: string;
                     /** @description Add the period of equal length just before */
                     previous?: "true" | "false";
+                    /** @description Accepted and ignored, as OpenPanel does (the dashboard's drawing of the series); named in X-Quarry-Ignored */
+                    chartType?: string | string[];
+                    /** @description Accepted and ignored, as OpenPanel does (the dashboard's summary figure; every figure is in metrics); named in X-Quarry-Ignored */
+                    metric?: string | string[];
                     /** @description json: the chart; ndjson, csv, parquet, arrow: one row per series point (seriesId, event, breakdowns, date, count, previous) as an attachment */
                     format?: "json" | "ndjson" | "csv" | "parquet" | "arrow";
                     /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
@@ -11585,6 +11603,11 @@ export interface components {
             value: (string | number | boolean | null)[];
             /** @description Ignored; accepted because OpenPanel clients send it */
             id?: string;
+            /**
+             * @description Accepted and ignored, as OpenPanel does (Quarry compares by the column: numbers as numbers, date-times as instants, properties as text, and gt/lt/gte/lte on a property as a number); named in X-Quarry-Ignored
+             * @enum {string}
+             */
+            type?: "string" | "number" | "date" | "datetime" | "boolean";
         };
         Live: {
             visitors: number;
@@ -11675,6 +11698,7 @@ export interface components {
             profile_id: string;
             project_id: string;
             session_id: string;
+            groups: string[];
             /** @description YYYY-MM-DD hh:mm:ss.mmm, UTC */
             created_at: string;
             path: string;
@@ -11718,6 +11742,7 @@ export interface components {
             /** @description First seen, YYYY-MM-DD hh:mm:ss.mmm, UTC */
             created_at: string;
             last_seen_at: string;
+            groups: string[];
         };
         ProfileWithEvents: {
             profile: components["schemas"]["RawProfile"];
@@ -11729,6 +11754,8 @@ export interface components {
             project_id: string;
             profile_id: string;
             device_id: string;
+            /** @description The groups of its events */
+            groups: string[];
             created_at: string;
             ended_at: string;
             is_bounce: boolean;
@@ -11801,7 +11828,7 @@ export interface components {
             /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
             filters?: components["schemas"]["Filter"][];
             /**
-             * @description What each bucket counts; default event; group: distinct group ids among the events
+             * @description What each bucket counts; default event; group: distinct group ids among the events. A property_* segment without property counts events, as OpenPanel (named in X-Quarry-Ignored)
              * @default event
              * @enum {string}
              */
