@@ -59,6 +59,8 @@ export interface PerformanceRequest {
  * each carrying how many pages matched.
  */
 export function pagesPerformanceStatement(pages: Statement, req: PerformanceRequest): Statement {
+  const column = PAGE_SORTS.find((s) => s === req.sortBy)
+  if (!column) throw new Error(`no page sort ${req.sortBy}`)
   const params: Record<string, unknown> = { ...pages.params, page_limit: req.limit }
   let search = ''
   if (req.search !== undefined && req.search !== '') {
@@ -70,7 +72,7 @@ export function pagesPerformanceStatement(pages: Statement, req: PerformanceRequ
     sql: renderSql('insights_pages_performance', {
       pages: pages.sql,
       search,
-      sort: `p.${PAGE_SORTS.find((s) => s === req.sortBy)!} ${req.sortOrder === 'asc' ? 'ASC' : 'DESC'}`,
+      sort: `p.${column} ${req.sortOrder === 'asc' ? 'ASC' : 'DESC'}`,
     }),
     params,
     ...(pages.settings ? { settings: pages.settings } : {}),
