@@ -34,6 +34,7 @@ import { issueDetails } from './routes/query-reader.ts'
 import { HEALTH_PATHS, systemRoutes } from './routes/system.ts'
 import { explorerRoutes } from './routes/explorer.ts'
 import { manageRoutes } from './routes/manage.ts'
+import { groupsRoutes } from './routes/groups.ts'
 
 export interface AppDeps {
   config: Config
@@ -170,6 +171,7 @@ export function buildApp(deps: AppDeps) {
   )
 
   app.route('/', manageRoutes({ queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S }))
+  app.route('/', groupsRoutes({ queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S }))
   app.route('/', explorerRoutes())
 
   mountDocs(app, deps.version ?? '0.0.0')

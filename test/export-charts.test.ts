@@ -511,7 +511,7 @@ describe('GET /export/charts', () => {
 
   describe('400', () => {
     const cases: [string, Record<string, unknown>, string][] = [
-      ['the group segment', { series: [{ name: 'x', segment: 'group' }] }, 'series.0.segment'],
+      ['an unknown segment', { series: [{ name: 'x', segment: 'groups' }] }, 'series.0.segment'],
       ['11 series', { series: Array.from({ length: 11 }, () => ({ name: 'x' })) }, 'series'],
       ['4 breakdowns', { series: [{ name: 'x' }], breakdowns: [{ name: 'os' }, { name: 'country' }, { name: 'city' }, { name: 'path' }] }, 'breakdowns'],
       ['a repeated breakdown', { series: [{ name: 'x' }], breakdowns: [{ name: 'os' }, { name: 'os' }] }, 'breakdowns'],

@@ -52,12 +52,17 @@ export const FIXTURE_EVENTS = [
   event({ session_id: 's4', device_id: 'd3', created_at: '2024-06-15 11:59:00.000', path: '/home', country: 'FR', browser: 'Safari' }),
 ]
 
-/** Projects alpha and beta (org-a), gamma (org-b), the fixture events and one client of each kind. */
+/** Projects alpha and beta (org-a), gamma (org-b), the fixture events, group g1 of alpha and one client of each kind. */
 export async function seedFixture(rt: TestRuntime): Promise<FixtureClients> {
   await createProject(rt.runner, { id: 'alpha', name: 'Alpha', timezone: 'UTC', organizationId: 'org-a' })
   await createProject(rt.runner, { id: 'beta', name: 'Beta', timezone: 'UTC', organizationId: 'org-a' })
   await createProject(rt.runner, { id: 'gamma', name: 'Gamma', timezone: 'UTC', organizationId: 'org-b' })
   await rt.engine.client.insert({ table: 'events', values: FIXTURE_EVENTS, format: 'JSONEachRow' })
+  await rt.engine.client.insert({
+    table: 'groups',
+    values: [{ id: 'g1', project_id: 'alpha', type: 'company', name: 'G One', properties: {}, created_at: '2024-06-01 00:00:00.000', version: 1 }],
+    format: 'JSONEachRow',
+  })
   const make = (type: 'read' | 'write' | 'root', projectId: string | null) =>
     createClientRow(rt.runner, { type, projectId, organizationId: 'org-a', name: `${type}-${projectId}` })
   return {

@@ -15,6 +15,7 @@ import { createLogger } from '../src/log.ts'
 import { DIMENSIONS } from '../src/query/dimensions.ts'
 import { EVENT_ROUTES } from '../src/routes/insights-events.ts'
 import { PROFILE_ROUTES } from '../src/routes/insights-profiles.ts'
+import { GROUP_ROUTES } from '../src/routes/groups.ts'
 import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
 import {
   credentialHeaders,
@@ -48,7 +49,7 @@ afterAll(async () => {
 })
 
 const TRAFFIC_ROUTES = ['overview', 'pages/top', 'pages/entry_exit', 'pages/performance', 'traffic/referrers', 'traffic/geo', 'traffic/devices']
-const INSIGHTS = ['metrics', 'live', 'pages', ...DIMENSIONS.map((d) => d.name), ...TRAFFIC_ROUTES, ...EVENT_ROUTES, ...PROFILE_ROUTES]
+const INSIGHTS = ['metrics', 'live', 'pages', ...DIMENSIONS.map((d) => d.name), ...TRAFFIC_ROUTES, ...EVENT_ROUTES, ...PROFILE_ROUTES, ...GROUP_ROUTES]
 const isApi = (path: string) => path.startsWith('/insights/') || path.startsWith('/export/')
 const ERROR_STATUSES = [400, 401, 403, 404, 414, 429, 500, 503, 504]
 
@@ -222,6 +223,9 @@ const CASES = new Map<string, RouteCase>([
   profileRoute('/sessions', 'limit=1', 'limit=0&range=7d', ['limit', 'range']),
   profileRoute('/metrics', '', 'range=7d&limit=3', ['range', 'limit']),
   insights('sessions', 'limit=1&country=DE', ...LIST_INVALID),
+  insights('groups', 'type=company&limit=5', 'limit=0&search=', ['limit', 'search']),
+  insights('groups/types', '', 'limit=3&type=x', ['limit', 'type']),
+  ['/insights/{projectId}/groups/{groupId}', { url: (project, query = '') => `/insights/${project}/groups/g1?${query}`, valid: 'memberLimit=5', invalid: 'memberLimit=0&limit=1', invalidPaths: ['memberLimit', 'limit'] }],
   exportRoute(
     'charts',
     `series=${encodeURIComponent(JSON.stringify([{ name: 'screen_view' }, { name: '*', segment: 'user' }]))}&breakdowns=${encodeURIComponent('[{"name":"country"}]')}&previous=true`,

@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   not_found: '404: no such route',
   project_not_found: '404: no such project in the root client\'s organization',
   profile_not_found: '404: no stored profile and no event with that profile id in the project',
+  group_not_found: '404: no such group in the project (never created, or deleted)',
   method_not_allowed: '405: the route exists for other methods; see `Allow`',
   uri_too_long: '414: the query string exceeds 16 KB',
   rate_limited: '429: too many requests (per client) or failed authentications (per address); see `Retry-After`',
