@@ -38,6 +38,8 @@ const PURCHASES: EventRow[] = [
   row('tx-buy', '2026-04-13T14:01:00Z', { name: 'revenue', origin: 'https://example.com', path: '/pricing', revenue: 2100 }),
   row('tx-buy', '2026-04-13T14:02:00Z', { name: 'screen_view', origin: 'https://example.com', path: '/checkout', properties: { __title: 'Checkout' } }),
   row('tx-buy', '2026-04-13T14:02:30Z', { name: 'revenue', origin: 'https://example.com', path: '/checkout', revenue: 800 }),
+  // Only `revenue` events are revenue, whatever other events carry in the column.
+  row('tx-buy', '2026-04-13T14:02:45Z', { name: 'checkout', origin: 'https://example.com', path: '/checkout', revenue: 333 }),
 ]
 
 beforeAll(async () => {
@@ -76,7 +78,7 @@ function overview(project: string, w: Window, interval: Interval) {
 function top(project: string, w: Window) {
   const revenue = new Map<string, number>()
   for (const e of events) {
-    if (e.project_id !== project || e.revenue <= 0 || ms(e) < w.start || ms(e) >= w.end) continue
+    if (e.project_id !== project || e.name !== 'revenue' || ms(e) < w.start || ms(e) >= w.end) continue
     revenue.set(key(e.origin, e.path), (revenue.get(key(e.origin, e.path)) ?? 0) + e.revenue)
   }
   return model

@@ -1,6 +1,6 @@
 -- /insights/{projectId}/pages/top: OpenPanel's top pages, counted and ranked as /pages counts and
 -- ranks them (the /pages statement or its rollup's, read whole, is the subquery p), without views of an
--- empty path. revenue is the `revenue` of the window's events recorded on the page (its origin and
+-- empty path. revenue is that of the window's `revenue` events recorded on the page (its origin and
 -- path), so a purchase counts on the page where it happened.
 SELECT
   p.origin AS origin,
@@ -14,7 +14,7 @@ FROM (
 LEFT JOIN (
   SELECT origin, path, sum(revenue) AS page_revenue
   FROM events
-  WHERE project_id = {project:String} AND revenue > 0
+  WHERE project_id = {project:String} AND name = 'revenue'
     AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
   GROUP BY origin, path
 ) AS r ON r.origin = p.origin AND r.path = p.path

@@ -47,7 +47,7 @@ const topPages = (w: Window) =>
     .filter((r) => r.path !== '')
     .map((r) => {
       const revenue = h.data.events
-        .filter((e) => e.project_id === U && e.origin === r.origin && e.path === r.path && e.revenue > 0 && ms(e) >= w.start && ms(e) < w.end)
+        .filter((e) => e.project_id === U && e.name === 'revenue' && e.origin === r.origin && e.path === r.path && ms(e) >= w.start && ms(e) < w.end)
         .reduce((sum, e) => sum + e.revenue, 0)
       return { origin: r.origin, path: r.path, sessions: r.sessions, pageviews: r.pageviews, revenue }
     })
