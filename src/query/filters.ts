@@ -4,6 +4,7 @@ import { SESSION_FILTER_COLUMNS } from './dimensions.ts'
 import { eventColumnNames, findEventColumn, UTM_FIELDS, utmPropertyKey, type ColumnKind } from './event-columns.ts'
 import { groupFilterOperand } from './group-filters.ts'
 import { HAS_PROFILE, hasProfilePredicate, profileCondition, resolveProfileField } from './profile-filters.ts'
+import { WILDCARD_VALUE, wildcardProperty } from './property-wildcards.ts'
 import type { SqlParams } from './sql-params.ts'
 import { clickhouseInstant } from './time-range.ts'
 
@@ -71,6 +72,8 @@ function resolve(name: string, scope: FilterScope, params: SqlParams): Operand |
   if (profileField) return { ...profileField, level: 'profile' }
   const group = groupFilterOperand(name, params)
   if (group) return { ...group, kind: 'string', level: 'event' }
+  const wildcard = wildcardProperty(name, params)
+  if (wildcard) return { expr: WILDCARD_VALUE, kind: 'string', level: 'event', wrap: wildcard }
   if (name.startsWith('properties.') && name.length > 'properties.'.length) {
     return { expr: `properties[${params.add(name.slice('properties.'.length), 'String')}]`, kind: 'string', level: 'event' }
   }
@@ -119,7 +122,7 @@ function predicate(op: Operand, f: Filter, params: SqlParams, path: string, issu
     case 'regex':
       // OpenPanel's convention: a pattern on a column may be written /…/ (its slashes are not part of
       // it); one on a property is taken as written.
-      return orEach((p) => `match(${text}, ${p})`, 'String', op.expr.startsWith('properties[') ? strings : strings.map(unslashed))
+      return orEach((p) => `match(${text}, ${p})`, 'String', op.expr.startsWith('properties[') || op.expr === WILDCARD_VALUE ? strings : strings.map(unslashed))
     case 'is':
     case 'isNot': {
       const negate = f.operator === 'isNot' ? 'NOT ' : ''

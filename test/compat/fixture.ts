@@ -77,7 +77,9 @@ export function compatEvents(): EventRow[] {
       if (rnd() < 0.4) {
         const plan = pick(['basic', 'pro'])
         const revenue = plan === 'pro' ? 4900 : 900 + Math.floor(rnd() * 100)
-        out.push(row(++n, 'shop', { ...base, name: 'revenue', revenue, created_at: stamp(t), path: pick(['/p1', '/p2']), properties: { plan } }))
+        // A cart as OpenPanel stores arrays: flattened keys, items.0.sku, items.1.sku, …
+        const items = Object.fromEntries(Array.from({ length: 1 + Math.floor(rnd() * 3) }, (_, i) => [`items.${i}.sku`, pick(['A1', 'B2', 'P9'])]))
+        out.push(row(++n, 'shop', { ...base, name: 'revenue', revenue, created_at: stamp(t), path: pick(['/p1', '/p2']), properties: { plan, ...items } }))
       }
     }
   })

@@ -81,6 +81,26 @@ describe('parameters OpenPanel accepts and ignores', () => {
   })
 })
 
+describe("OpenPanel's wildcard property keys", () => {
+  const skus = (e: (typeof events)[number]) => Object.entries(e.properties).filter(([k]) => /^items\.\d+\.sku$/.test(k)).map(([, v]) => v)
+  const cases: [string, string, string[], (e: (typeof events)[number]) => boolean][] = [
+    ['items.*.sku is P9', 'is', ['P9'], (e) => skus(e).includes('P9')],
+    ['items[*].sku startsWith B', 'startsWith', ['B'], (e) => skus(e).some((v) => v.startsWith('B'))],
+    ['items.*.sku isNot A1 (some item is not A1)', 'isNot', ['A1'], (e) => skus(e).some((v) => v !== 'A1')],
+  ]
+  for (const [label, operator, value, matches] of cases) {
+    it(`${label}: the events with a matching key whose value passes`, async () => {
+      const name = label.includes('[*]') ? 'properties.items[*].sku' : 'properties.items.*.sku'
+      const res = await api().GET('/export/events', { params: { query: { limit: 1000, filters: [{ name, operator, value }] as never } } })
+      expect(res.response.status, JSON.stringify(res.error)).toBe(200)
+      const body = res.data as Exclude<typeof res.data, string | undefined>
+      const expected = events.filter((e) => e.project_id === 'shop' && matches(e)).map((e) => e.id)
+      expect(expected.length).toBeGreaterThan(0)
+      expect(body.data.map((e) => e.id).sort()).toEqual(expected.sort())
+    })
+  }
+})
+
 describe("OpenPanel's list sizes", () => {
   const pages = [...new Set(inWindow.filter((e) => e.name === 'screen_view').map((e) => e.path))].sort()
 
