@@ -519,6 +519,28 @@ describe('GET /insights/{projectId}/sessions', () => {
     expect(se.body.map((s: Session) => s.id)).toEqual(inWin.filter((s) => s.country === 'SE' && s.events.some((e) => e.profile_id === 'u0')).map((s) => s.id))
     const gold = await get('sessions', { filters: [{ name: 'profile.properties.tier', operator: 'is', value: ['gold'] }], limit: 100 })
     expect(gold.body.map((s: Session) => s.id)).toEqual(inWin.filter((s) => s.events.some((e) => stored(e.profile_id)?.properties.tier === 'gold')).map((s) => s.id))
+    // OpenPanel's session.* filters: the session's own figures.
+    const own = [
+      [{ name: 'session.is_bounce', operator: 'is', value: [true] }, (x: Session) => x.is_bounce],
+      [{ name: 'session.is_bounce', operator: 'isNot', value: ['true'] }, (x: Session) => !x.is_bounce],
+      [{ name: 'session.screen_view_count', operator: 'gte', value: [3] }, (x: Session) => x.screen_view_count >= 3],
+      [{ name: 'session.duration', operator: 'lt', value: ['600000'] }, (x: Session) => x.duration < 600_000],
+      [{ name: 'session.event_count', operator: 'is', value: [2, 4] }, (x: Session) => [2, 4].includes(x.event_count)],
+      [{ name: 'session.revenue', operator: 'gt', value: [0] }, (x: Session) => x.revenue > 0],
+      [{ name: 'session.performed_event', operator: 'is', value: ['signup'] }, (x: Session) => x.events.some((e) => e.name === 'signup')],
+      [{ name: 'session.performed_event', operator: 'isNot', value: ['click', 'revenue'] }, (x: Session) => !x.events.some((e) => ['click', 'revenue'].includes(e.name))],
+    ] as const
+    for (const [filter, keep] of own) {
+      const { body } = await get('sessions', { filters: [filter], limit: 100 })
+      const expected = inWin.filter(keep).map((x) => x.id)
+      expect(expected.length, JSON.stringify(filter)).toBeGreaterThan(0)
+      expect(body.map((x: Session) => x.id), JSON.stringify(filter)).toEqual(expected)
+    }
+    // Errors name the filter by its place in the request's filters, whatever the exact-match parameters.
+    await badRequest('sessions', { country: 'SE', filters: [{ name: 'session.is_bounce', operator: 'is', value: ['maybe'] }, { name: 'nope', operator: 'is', value: ['x'] }] }, 'filters.1.name')
+    await badRequest('sessions', { filters: [{ name: 'session.is_bounce', operator: 'is', value: ['maybe'] }] }, 'filters.0.value')
+    await badRequest('sessions', { filters: [{ name: 'session.duration', operator: 'contains', value: ['1'] }] }, 'filters.0.value')
+    await badRequest('events', { country: 'SE', filters: [{ name: 'nope', operator: 'is', value: ['x'] }] }, 'filters.0.name')
     await badRequest('sessions', { limit: 0 }, 'limit')
     await badRequest('sessions', { endDate: '2026-02-30' }, 'endDate')
   })

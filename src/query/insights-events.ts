@@ -66,6 +66,8 @@ export interface EventsListRequest {
   projectId: string
   range: TimeRange
   eventNames: readonly string[]
+  /** The exact-match parameters as filters (exactMatchFilters). */
+  exact: readonly Filter[]
   filters: readonly Filter[]
   limit: number
 }
@@ -77,7 +79,7 @@ export function eventsListStatement(req: EventsListRequest): Statement {
   const names = req.eventNames.length > 0 ? ` AND name IN ${params.add([...req.eventNames], 'Array(String)')}` : ''
   return {
     name: 'insights_events',
-    sql: renderSql('insights_events', { conditions: names + compileFilters(req.filters, 'events', params, ctx) }),
+    sql: renderSql('insights_events', { conditions: names + compileFilters(req.exact, 'events', params, ctx) + compileFilters(req.filters, 'events', params, ctx) }),
     params: params.values,
   }
 }

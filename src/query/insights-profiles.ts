@@ -1,8 +1,9 @@
 import type { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
-import { invalidParameters } from './errors.ts'
-import { compileFilters, type Filter } from './filters.ts'
+import { InvalidInput, invalidParameters } from './errors.ts'
+import { compileFilters, type Filter, type FilterContext } from './filters.ts'
 import { windowPlaceholders } from './insights.ts'
+import { compileSessionFilters, isSessionFilter } from './session-filters.ts'
 import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant, type TimeRange } from './time-range.ts'
@@ -90,19 +91,35 @@ export function profileMetricsStatement(projectId: string, profileId: string, ti
 export interface SessionsRequest {
   projectId: string
   range: TimeRange
+  /** The exact-match parameters as filters (exactMatchFilters). */
+  exact: readonly Filter[]
   filters: readonly Filter[]
   limit: number
 }
 
-/** Sessions begun in the window, newest first; filters as on insights (session attributes, events, profiles). */
+/** compileFilters over some of the request's filters, its 400s naming each by its index in the request. */
+function compileSubset(subset: readonly (readonly [Filter, number])[], params: SqlParams, ctx: FilterContext): string {
+  try {
+    return compileFilters(subset.map(([f]) => f), 'sessions', params, ctx)
+  } catch (err) {
+    if (!(err instanceof InvalidInput)) throw err
+    throw invalidParameters(err.details.map((d) => ({ ...d, path: d.path.replace(/^filters\.(\d+)/, (_, i: string) => `filters.${subset[Number(i)]![1]}`) })))
+  }
+}
+
+/**
+ * Sessions begun in the window, newest first; filters as on insights (session attributes, events,
+ * profiles), and OpenPanel's session.* filters on the session's own figures.
+ */
 export function sessionsStatement(req: SessionsRequest): Statement {
   const { params, ctx } = windowPlaceholders(req.projectId, req.range)
   params.values.limit = req.limit
-  return {
-    name: 'insights_sessions',
-    sql: renderSql('insights_sessions', { conditions: compileFilters(req.filters, 'sessions', params, ctx) }),
-    params: params.values,
-  }
+  const indexed = req.filters.map((f, i) => [f, i] as const)
+  const conditions =
+    compileFilters(req.exact, 'sessions', params, ctx) +
+    compileSubset(indexed.filter(([f]) => !isSessionFilter(f)), params, ctx) +
+    compileSessionFilters(indexed.filter(([f]) => isSessionFilter(f)), params, ctx)
+  return { name: 'insights_sessions', sql: renderSql('insights_sessions', { conditions }), params: params.values }
 }
 
 /** What insights_profile_metrics answers. */

@@ -121,10 +121,10 @@ export function insightsEventsRoutes(deps: RawInsightsDeps) {
       const q = c.req.valid('query')
       const project = c.get('project')
       const range = resolveRange(q, q.timezone ?? project.timezone, deps.now(), '30d')
-      const filters = [...exactMatchFilters(q, q.properties), ...(q.filters ?? [])]
+      const exact = exactMatchFilters(q, q.properties)
       const eventNames = q.eventNames === undefined ? [] : typeof q.eventNames === 'string' ? [q.eventNames] : q.eventNames
       const rows = await c.get('runner').rows<z.infer<typeof RawEvent>>(
-        eventsListStatement({ projectId: project.id, range, eventNames, filters, limit: q.limit }),
+        eventsListStatement({ projectId: project.id, range, eventNames, exact, filters: q.filters ?? [], limit: q.limit }),
         runOptions(c, deps),
       )
       for (const [name, value] of Object.entries(rangeHeaders(range.start, range.end, range.timezone))) c.header(name, value)

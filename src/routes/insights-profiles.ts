@@ -185,8 +185,7 @@ export function insightsProfilesRoutes(deps: RawInsightsDeps) {
       const q = c.req.valid('query')
       const project = c.get('project')
       const range = resolveRange(q, q.timezone ?? project.timezone, deps.now(), '30d')
-      const filters = [...exactMatchFilters(q), ...(q.filters ?? [])]
-      const rows = await c.get('runner').rows<z.infer<typeof RawSession>>(sessionsStatement({ projectId: project.id, range, filters, limit: q.limit }), runOptions(c, deps))
+      const rows = await c.get('runner').rows<z.infer<typeof RawSession>>(sessionsStatement({ projectId: project.id, range, exact: exactMatchFilters(q), filters: q.filters ?? [], limit: q.limit }), runOptions(c, deps))
       for (const [name, value] of Object.entries(rangeHeaders(range.start, range.end, range.timezone))) c.header(name, value)
       return c.json(rows, 200)
     },
