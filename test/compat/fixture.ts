@@ -19,7 +19,10 @@ export const COUNTRIES = ['SE', 'DE', 'US']
 const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`
 const stamp = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '')
 
-function row(n: number, project: string, e: Partial<EventRow> & { created_at: string; session_id: string; device_id: string }): EventRow {
+/** An events row as inserted; `groups` is the column migration 019 added. */
+export type CompatRow = EventRow & { groups: string[] }
+
+function row(n: number, project: string, e: Partial<CompatRow> & { created_at: string; session_id: string; device_id: string }): CompatRow {
   return {
     id: uuid(n),
     name: 'screen_view',
@@ -47,15 +50,16 @@ function row(n: number, project: string, e: Partial<EventRow> & { created_at: st
     model: '',
     sdk_name: 'web',
     sdk_version: '1.0.0',
+    groups: [],
     ...e,
   }
 }
 
 /** Sessions of 1–4 page views, a click now and then, and purchases with a plan property. */
-export function compatEvents(): EventRow[] {
+export function compatEvents(): CompatRow[] {
   const rnd = seededRandom(2020)
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!
-  const out: EventRow[] = []
+  const out: CompatRow[] = []
   let n = 0
   DAYS.forEach((day, d) => {
     const sessions = 3 + Math.floor(rnd() * 4)
@@ -65,7 +69,9 @@ export function compatEvents(): EventRow[] {
       const country = pick(COUNTRIES)
       const city = { SE: 'Stockholm', DE: 'Berlin', US: 'Boston' }[country]!
       let t = Date.parse(`${day}T00:00:00Z`) + Math.floor(rnd() * 22 * 3600_000)
-      const base = { session_id: session, device_id: device, country, city, region: `${city} region` }
+      // Visitors of a company account carry its group (OpenPanel's group analytics); the rest none.
+      const groups = Number(device.slice(4)) % 3 === 0 ? ['acme'] : Number(device.slice(4)) % 3 === 1 ? ['acme', 'team-eu'] : []
+      const base = { session_id: session, device_id: device, country, city, region: `${city} region`, groups }
       const views = 1 + Math.floor(rnd() * 4)
       for (let v = 0; v < views; v++) {
         const path = v === 0 && d % 3 === 0 ? '/' : pick(PATHS)
@@ -95,7 +101,7 @@ export interface CompatClients {
   write: { id: string; secret: string }
 }
 
-export async function seedCompat(rt: TestRuntime, events: readonly EventRow[]): Promise<CompatClients> {
+export async function seedCompat(rt: TestRuntime, events: readonly CompatRow[]): Promise<CompatClients> {
   await createProject(rt.runner, { id: 'shop', name: 'Shop', timezone: 'UTC', organizationId: 'org-c' })
   await createProject(rt.runner, { id: 'other', name: 'Other', timezone: 'UTC', organizationId: 'org-c' })
   await rt.engine.client.insert({ table: 'events', values: [...events], format: 'JSONEachRow' })

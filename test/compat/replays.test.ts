@@ -1,7 +1,7 @@
 /**
  * Request flows of real OpenPanel API clients, replayed through the generated typed client against
  * the compat fixture: an exporter script that pages /export/events day by day with repeated
- * includes until a page comes back empty; a chart widget that calls /export/charts with a read
+ * includes (groups among them) until a page comes back empty; a chart widget that calls /export/charts with a read
  * client's credentials and no projectId, sending what a dashboard sends (chartType, metric, ids,
  * typed filters); and a load balancer's and an orchestrator's health probes. Every expected number
  * is computed from the inserted rows.
@@ -9,9 +9,8 @@
 import createClient from 'openapi-fetch'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { paths } from '../generated/quarry-api.js'
-import type { EventRow } from '../helpers/event-row.ts'
 import { openTestRuntime, testApp, type TestRuntime } from '../helpers/runtime.ts'
-import { compatEvents, DAYS, exportOrder, headers, isoOf, ms, NOW, openPanelQuery, seedCompat, type CompatClients } from './fixture.ts'
+import { compatEvents, DAYS, exportOrder, headers, isoOf, ms, NOW, openPanelQuery, seedCompat, type CompatClients, type CompatRow } from './fixture.ts'
 
 const events = compatEvents()
 const shop = events.filter((e) => e.project_id === 'shop')
@@ -38,7 +37,7 @@ const api = (credentials?: { id: string; secret: string }, target = () => app) =
   })
 
 /** The event object of an export with includes properties, geo and device, from its row. */
-const exported = (e: EventRow) => ({
+const exported = (e: CompatRow) => ({
   id: e.id,
   name: e.name,
   deviceId: e.device_id,
@@ -62,6 +61,7 @@ const exported = (e: EventRow) => ({
   device: e.device,
   brand: e.brand,
   model: e.model,
+  groups: e.groups,
 })
 
 describe('an exporter paging /export/events by day windows until an empty page', () => {
@@ -73,19 +73,19 @@ describe('an exporter paging /export/events by day windows until an empty page',
       const got: unknown[] = []
       for (let page = 1; ; page++) {
         const res = await client.GET('/export/events', {
-          params: { query: { projectId: 'shop', start: day, end: day, includes: ['properties', 'geo,device', 'city'], limit, page } },
+          params: { query: { projectId: 'shop', start: day, end: day, includes: ['properties', 'geo,device', 'city', 'groups'], limit, page } },
         })
         expect(res.response.status, JSON.stringify(res.error)).toBe(200)
-        // city is a field every event has: OpenPanel accepts the name and changes nothing.
-        expect(res.response.headers.get('x-quarry-ignored')).toBe('includes.city')
+        // city and groups are fields every event has (groups with their values, not OpenPanel's [] without
+        // the include): accepted, changing nothing.
+        expect(res.response.headers.get('x-quarry-ignored')).toBe('includes.city, includes.groups')
         const body = res.data as Exclude<typeof res.data, string | undefined>
         expect(body.meta).toMatchObject({ totalCount: expected.length, pages: Math.ceil(expected.length / limit), current: page })
         if (body.data.length === 0) break
         got.push(...body.data)
         expect(page).toBeLessThanOrEqual(Math.ceil(expected.length / limit))
       }
-      // TODO(groups): until groups land, their key is not compared.
-      expect(got.map((e) => ({ ...(e as object), groups: undefined })), day).toEqual(expected.map(exported))
+      expect(got, day).toEqual(expected.map(exported))
     }
   })
 
