@@ -1,6 +1,6 @@
 -- Expands the sessions of sql/seed/sessions.sql (spliced in at the marker below) into their events.
 -- All events of a session share its ids, source, campaign, geo and client; the first is a page view.
-INSERT INTO events (id, name, device_id, profile_id, project_id, session_id, created_at, path, origin,
+INSERT INTO events (id, name, device_id, profile_id, project_id, session_id, groups, created_at, path, origin,
   referrer, referrer_name, referrer_type, duration, revenue, properties, country, city, region, longitude,
   latitude, os, os_version, browser, browser_version, device, brand, model, sdk_name, sdk_version, imported_at)
 -- Writing the parts and running the sessions view take most of the time, and each insert pipeline
@@ -50,6 +50,11 @@ SELECT
   profile_id,
   {project:String} AS project_id,
   session_id,
+  -- A signed-in user belongs to one of the companies of sql/seed/groups.sql, and one in three to a
+  -- team of it too; anonymous visitors to none (OpenPanel sends the groups set on the SDK).
+  if(profile_id = device_id, [], arrayConcat(
+    [concat('company-', toString(cityHash64(profile_id, 'company') % 8 + 1))],
+    if(cityHash64(profile_id, 'team') % 3 = 0, [concat('team-', toString(cityHash64(profile_id, 'team-of') % 3 + 1))], []))) AS groups,
   fromUnixTimestamp64Milli(start_ms + toInt64(offset), 'UTC') AS created_at,
   page_info.2 AS path,
   page_info.1 AS origin,

@@ -3,7 +3,7 @@
 -- The INSERT maps columns by position; the aliases differ from the column names of events so that
 -- they do not shadow them: an alias named project_id would turn the WHERE below into
 -- {project} = {project} and give every project the profiles of every other one.
-INSERT INTO profiles (id, project_id, is_external, first_name, last_name, email, avatar, properties, created_at, last_seen_at)
+INSERT INTO profiles (id, project_id, is_external, first_name, last_name, email, avatar, properties, groups, created_at, last_seen_at)
 WITH
   ['Alice', 'Bjorn', 'Chen', 'Dana', 'Elif', 'Farah', 'Gustav', 'Hana', 'Ivan', 'Julia', 'Kofi', 'Lena',
    'Mateo', 'Nora', 'Omar', 'Priya', 'Quinn', 'Rosa', 'Sami', 'Tove', 'Uma', 'Viktor', 'Wei', 'Yara'] AS first_names,
@@ -22,6 +22,8 @@ SELECT
   lower(concat(first, '.', last, '.', toString(intDiv(ph, 1000) % 1000), '@example.com')) AS email,
   '' AS avatar,
   map('plan', plans[intDiv(ph, 31) % length(plans) + 1]) AS profile_properties,
+  -- The groups its events carry (every event of a user carries the same ones).
+  arraySort(groupUniqArrayArray(groups)) AS profile_groups,
   min(created_at) AS first_seen,
   max(created_at) AS last_seen
 FROM events

@@ -17,6 +17,7 @@ const SESSIONS_SQL = read('sessions.sql')
 const EVENTS_SQL = read('events.sql').replace('/*sessions*/', SESSIONS_SQL)
 const PROFILES_SQL = read('profiles.sql')
 const EVENT_META_SQL = read('event_meta.sql')
+const GROUPS_SQL = read('groups.sql')
 
 /** Sessions per planning group: the plan knows each group's event count, so inserts are whole groups. */
 const GROUP_SESSIONS = 1024
@@ -73,7 +74,7 @@ function planChunks(groups: Group[], total: number): Chunk[] {
 
 /**
  * Generates `req.events` events of synthetic traffic for one project inside ClickHouse, plus the
- * profiles of its signed-in users and the display settings of its custom events. Every row is a
+ * profiles of its signed-in users, the groups they belong to and the display settings of its custom events. Every row is a
  * function of the request, so the same request always yields the same rows.
  */
 export async function seedProject(
@@ -123,5 +124,6 @@ export async function seedProject(
   }
   await runner.command({ name: 'seed_profiles', sql: PROFILES_SQL, params: { project: req.projectId } })
   await runner.command({ name: 'seed_event_meta', sql: EVENT_META_SQL, params: { project: req.projectId, end_ms: params.end_ms } })
+  await runner.command({ name: 'seed_groups', sql: GROUPS_SQL, params: { project: req.projectId, end_ms: params.end_ms } })
   return { events: done }
 }

@@ -15,7 +15,7 @@ try {
   await seedProject(rt.runner, { ...req, end: new Date(req.end) })
   const sums: Record<string, { rows: number; sum: string }> = {}
   // RowBinary keeps NULLs and map entries in the hashed bytes (cityHash64 of a NULL is NULL).
-  for (const table of ['events', 'sessions FINAL', 'profiles FINAL', 'event_meta FINAL']) {
+  for (const table of ['events', 'sessions FINAL', 'profiles FINAL', 'event_meta FINAL', 'groups FINAL']) {
     const [row] = await rt.runner.rows<{ rows: number; sum: string }>(
       {
         name: 'checksum',
