@@ -129,7 +129,6 @@ export async function importCommand(args: string[], open: () => Promise<Runtime>
   process.stdout.write(
     `${JSON.stringify({
       project: req.projectId,
-      table: req.table,
       imported: sum('imported'),
       rejected: sum('rejected'),
       duplicates: sum('duplicates'),
