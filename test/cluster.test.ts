@@ -103,6 +103,7 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
   sealed_builds: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_live: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   page_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  groups: { engine: 'ReplicatedReplacingMergeTree', path: EVERYWHERE_PATH, extra: ['version', 'deleted'] },
 }
 const DISTRIBUTED: Record<string, { local: string; key: string }> = {
   events: { local: 'events_local', key: 'cityHash64(project_id, session_id)' },
@@ -128,7 +129,8 @@ describe('cluster DDL', () => {
     const altered = singleNode()
       .flatMap((statement) => clusterStatements(statement, TARGET))
       .flatMap((sql) => /^ALTER TABLE (\w+) ON CLUSTER /.exec(sql)?.[1] ?? [])
-    expect(altered).toEqual(['events_local', 'events_local', 'events_local', 'sealed_builds'])
+    // 019 adds a column: to the sharded tables' locals and their Distributed tables both.
+    expect(altered).toEqual(['events_local', 'events_local', 'events_local', 'sealed_builds', 'events_local', 'events', 'profiles', 'sessions_local', 'sessions'])
   })
 
   it('gives every MergeTree table its replicated engine, Keeper path and replica macro, keeping its own arguments', async () => {
@@ -293,8 +295,9 @@ describe('migrate in cluster mode', () => {
     expect(await migrate(client)).toEqual(versions)
     // The migration lock is taken on the whole cluster first (migration-lock.ts).
     expect(commands.shift()).toMatch(/^CREATE TABLE schema_migrations_lock ON CLUSTER 'quarry_cluster' /)
-    // A sharded table is created and dropped in two halves; a backfill runs once, not on each node.
-    const halves = new RegExp(`^(CREATE|DROP) TABLE (IF (NOT )?EXISTS )?(${Object.keys(DISTRIBUTED).join('|')})\\b`)
+    // A sharded table is created, dropped and given a column in two halves; a backfill runs once, not on each node.
+    const sharded = Object.keys(DISTRIBUTED).join('|')
+    const halves = new RegExp(`^((CREATE|DROP) TABLE (IF (NOT )?EXISTS )?(${sharded})\\b|ALTER TABLE (${sharded}) ADD COLUMN\\b)`)
     const isBackfill = (sql: string) => /^INSERT INTO \w+\s+SELECT/.test(sql)
     expect(commands.length).toBe(singleNode().length + singleNode().filter((sql) => halves.test(sql)).length)
     for (const sql of commands) if (!isBackfill(sql)) expect(sql).toContain("ON CLUSTER 'quarry_cluster'")

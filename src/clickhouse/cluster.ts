@@ -129,13 +129,30 @@ function createMaterializedView(sql: string, target: ClusterTarget, m: RegExpExe
 
 const COLUMN_COMMAND = /^(ADD|DROP|MODIFY|RENAME|COMMENT)\s+COLUMN\b/i
 
+/** The comma-separated parts of an ALTER's commands, commas inside types (`SimpleAggregateFunction(f, T)`) kept. */
+function topLevelParts(commands: string): string[] {
+  const parts: string[] = []
+  let depth = 0
+  let start = 0
+  for (let i = 0; i < commands.length; i++) {
+    const ch = commands[i]
+    if (ch === '(') depth++
+    else if (ch === ')') depth--
+    else if (ch === ',' && depth === 0) {
+      parts.push(commands.slice(start, i))
+      start = i + 1
+    }
+  }
+  return [...parts, commands.slice(start)]
+}
+
 function alterTable(target: ClusterTarget, m: RegExpExecArray): string[] {
   const [table, commands] = [m[1]!, m[2]!]
   const on = `ON CLUSTER ${quote(target.cluster)}`
   if (!isSharded(table)) return [`ALTER TABLE ${table} ${on} ${commands}`]
   const statements = [`ALTER TABLE ${localName(table)} ${on} ${commands}`]
   // A Distributed table carries the columns too; other changes (indexes, TTL, …) concern storage only.
-  const columnOnly = commands.split(/,(?![^()]*\))/).every((c) => COLUMN_COMMAND.test(c.trim()))
+  const columnOnly = topLevelParts(commands).every((c) => COLUMN_COMMAND.test(c.trim()))
   if (columnOnly) statements.push(`ALTER TABLE ${table} ${on} ${commands}`)
   return statements
 }
