@@ -8,6 +8,8 @@
 import createClient from 'openapi-fetch'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { paths } from '../generated/quarry-api.js'
+import { createResponseCache } from '../../src/http/cache/middleware.ts'
+import { eventsWatermark } from '../../src/http/cache/watermark.ts'
 import { openTestRuntime, testApp, type TestRuntime } from '../helpers/runtime.ts'
 import { compatEvents, COUNTRIES, DAYS, headers, ms, NOW, openPanelQuery, seedCompat, type CompatClients } from './fixture.ts'
 
@@ -55,6 +57,19 @@ describe('parameters OpenPanel accepts and ignores', () => {
     const live = await api().GET('/insights/{projectId}/live', { params: { ...P, query: { range: '30d' } } })
     expect([live.response.status, live.response.headers.get('x-quarry-ignored')]).toEqual([200, 'range'])
     expect(live.data).toEqual((await api().GET('/insights/{projectId}/live', { params: P })).data)
+  })
+
+  it('a cached answer keeps its X-Quarry-Ignored, and a request without the parameter does not get it', async () => {
+    const cache = createResponseCache({ now: () => NOW, watermark: eventsWatermark(rt.runner) })
+    const cached = testApp(rt, { now: () => NOW, responseCache: cache })
+    const url = `/export/charts?series=${encodeURIComponent('[{"name":"screen_view"}]')}&startDate=${DAYS[0]}&endDate=${DAYS[1]}`
+    const send = (extra: string) => cached.request(`${url}${extra}`, { headers: headers(clients.read) })
+    const miss = await send('&chartType=bar')
+    const hit = await send('&chartType=bar')
+    expect([miss.headers.get('x-quarry-cache'), hit.headers.get('x-quarry-cache')]).toEqual(['miss', 'hit'])
+    expect([miss.headers.get('x-quarry-ignored'), hit.headers.get('x-quarry-ignored')]).toEqual(['chartType', 'chartType'])
+    expect(await hit.json()).toEqual(await miss.json())
+    expect((await send('')).headers.get('x-quarry-ignored')).toBeNull()
   })
 
   it("a filter's type and id are accepted, and a null value is the text null", async () => {
