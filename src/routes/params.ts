@@ -42,7 +42,8 @@ export const FiltersSchema = z
   .openapi({
     description:
       'JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. ' +
-      'Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; ' +
+      'Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, ' +
+      'profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; ' +
       'several values OR, except isNot and doesNotContain whose values AND.',
   })
 

@@ -293,7 +293,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     /** @description Accepted and ignored, as OpenPanel does (/metrics returns every bucket); named in X-Quarry-Ignored */
                     limit?: string | string[];
@@ -791,7 +791,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -1048,7 +1048,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -1305,7 +1305,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -1562,7 +1562,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -1819,7 +1819,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -2076,7 +2076,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -2333,7 +2333,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -2590,7 +2590,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -2847,7 +2847,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -3104,7 +3104,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -3361,7 +3361,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -3618,7 +3618,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -3875,7 +3875,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -4132,7 +4132,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -4389,7 +4389,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -4646,7 +4646,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -4903,7 +4903,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -5160,7 +5160,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -5417,7 +5417,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -5674,7 +5674,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -5931,7 +5931,7 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description X-Next-Cursor of the previous page, or a 1-based page number */
@@ -7920,1511 +7920,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/insights/{projectId}/funnel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Units (sessions or people) completing ordered steps within a window of hours */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Named range in the project timezone; default 30d */
-                    range?: "30min" | "lastHour" | "last24h" | "today" | "yesterday" | "7d" | "30d" | "3m" | "6m" | "12m" | "monthToDate" | "lastMonth" | "yearToDate" | "lastYear" | "custom";
-                    /** @description YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant */
-                    startDate?: string;
-                    /** @description YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive) */
-                    endDate?: string;
-                    /** @description IANA name overriding the project's timezone for this request */
-                    timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
-                    filters?: components["schemas"]["Filter"][];
-                    /** @description Event names in order, 2–10: the key repeated (steps=a&steps=b) or a JSON array */
-                    steps: string | string[];
-                    /** @description Each unit must complete the steps within this many hours of its first step */
-                    windowHours?: number;
-                    /** @description Unit counted: a session, or a person (profile_id; an anonymous device counts as the profile it identified as in the window) */
-                    groupBy?: "session_id" | "profile_id";
-                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
-                    explain?: "sql";
-                };
-                header?: never;
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Units (sessions or people) completing ordered steps within a window of hours */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
-                        "X-Quarry-Range"?: string;
-                        /** @description Timezone the window and buckets were computed in */
-                        "X-Quarry-Timezone"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Funnel"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description URI Too Long */
-                414: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Too Many Requests */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Internal Server Error */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Service Unavailable */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Gateway Timeout */
-                504: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/insights/{projectId}/retention": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Identified profiles active per week, and retained into the next */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Named range in the project timezone; default all time */
-                    range?: "30min" | "lastHour" | "last24h" | "today" | "yesterday" | "7d" | "30d" | "3m" | "6m" | "12m" | "monthToDate" | "lastMonth" | "yearToDate" | "lastYear" | "custom";
-                    /** @description YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant */
-                    startDate?: string;
-                    /** @description YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive) */
-                    endDate?: string;
-                    /** @description IANA name overriding the project's timezone for this request */
-                    timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
-                    filters?: components["schemas"]["Filter"][];
-                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
-                    explain?: "sql";
-                };
-                header?: never;
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Identified profiles active per week, and retained into the next */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
-                        "X-Quarry-Range"?: string;
-                        /** @description Timezone the window and buckets were computed in */
-                        "X-Quarry-Timezone"?: string;
-                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
-                        "X-Quarry-Sealed-Until"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Retention"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description URI Too Long */
-                414: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Too Many Requests */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Internal Server Error */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Service Unavailable */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Gateway Timeout */
-                504: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/insights/{projectId}/retention/cohort": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Weekly cohorts of identified profiles and their retention, with a weighted average */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Named range in the project timezone; default the 12 weeks before the current one, and the current one */
-                    range?: "30min" | "lastHour" | "last24h" | "today" | "yesterday" | "7d" | "30d" | "3m" | "6m" | "12m" | "monthToDate" | "lastMonth" | "yearToDate" | "lastYear" | "custom";
-                    /** @description YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant */
-                    startDate?: string;
-                    /** @description YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive) */
-                    endDate?: string;
-                    /** @description IANA name overriding the project's timezone for this request */
-                    timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
-                    filters?: components["schemas"]["Filter"][];
-                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
-                    explain?: "sql";
-                };
-                header?: never;
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Weekly cohorts of identified profiles and their retention, with a weighted average */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
-                        "X-Quarry-Range"?: string;
-                        /** @description Timezone the window and buckets were computed in */
-                        "X-Quarry-Timezone"?: string;
-                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
-                        "X-Quarry-Sealed-Until"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["RetentionCohort"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description URI Too Long */
-                414: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Too Many Requests */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Internal Server Error */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Service Unavailable */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Gateway Timeout */
-                504: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/insights/{projectId}/user_flow": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Sankey of the event names after, before or between events */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Named range in the project timezone; default 30d */
-                    range?: "30min" | "lastHour" | "last24h" | "today" | "yesterday" | "7d" | "30d" | "3m" | "6m" | "12m" | "monthToDate" | "lastMonth" | "yearToDate" | "lastYear" | "custom";
-                    /** @description YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant */
-                    startDate?: string;
-                    /** @description YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive) */
-                    endDate?: string;
-                    /** @description IANA name overriding the project's timezone for this request */
-                    timezone?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
-                    filters?: components["schemas"]["Filter"][];
-                    /** @description The event the flows start from (mode=after), end with (before), or run from (between) */
-                    startEvent: string;
-                    /** @description Where the flows end; required with mode=between */
-                    endEvent?: string;
-                    mode?: "after" | "before" | "between";
-                    /** @description Longest path, in events */
-                    steps?: number;
-                    /** @description Only these event names (with the start and end events) */
-                    include?: string | string[];
-                    /** @description Leave these event names out (ignored when include is given) */
-                    exclude?: string | string[];
-                    /** @description Unit counted: a session, or a person (profile_id; an anonymous device counts as the profile it identified as in the window) */
-                    groupBy?: "session_id" | "profile_id";
-                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
-                    explain?: "sql";
-                };
-                header?: never;
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Sankey of the event names after, before or between events */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
-                        "X-Quarry-Range"?: string;
-                        /** @description Timezone the window and buckets were computed in */
-                        "X-Quarry-Timezone"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["UserFlow"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description URI Too Long */
-                414: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Too Many Requests */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Internal Server Error */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Service Unavailable */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Gateway Timeout */
-                504: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/insights/{projectId}/active_users": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Distinct profiles active in the rolling window of `days` ending each day */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Named range in the project timezone; default all time */
-                    range?: "30min" | "lastHour" | "last24h" | "today" | "yesterday" | "7d" | "30d" | "3m" | "6m" | "12m" | "monthToDate" | "lastMonth" | "yearToDate" | "lastYear" | "custom";
-                    /** @description YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant */
-                    startDate?: string;
-                    /** @description YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive) */
-                    endDate?: string;
-                    /** @description IANA name overriding the project's timezone for this request */
-                    timezone?: string;
-                    /** @description Rolling window in days, 1–90 */
-                    days?: number;
-                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
-                    explain?: "sql";
-                };
-                header?: never;
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Distinct profiles active in the rolling window of `days` ending each day */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
-                        "X-Quarry-Range"?: string;
-                        /** @description Timezone the window and buckets were computed in */
-                        "X-Quarry-Timezone"?: string;
-                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
-                        "X-Quarry-Sealed-Until"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ActiveUsers"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description URI Too Long */
-                414: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Too Many Requests */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Internal Server Error */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Service Unavailable */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Gateway Timeout */
-                504: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/insights/{projectId}/engagement": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Identified profiles by days since they were last seen */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description IANA name overriding the project's timezone for this request */
-                    timezone?: string;
-                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
-                    explain?: "sql";
-                };
-                header?: never;
-                path: {
-                    projectId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Identified profiles by days since they were last seen */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        /** @description Timezone the window and buckets were computed in */
-                        "X-Quarry-Timezone"?: string;
-                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
-                        "X-Quarry-Sealed-Until"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Engagement"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description URI Too Long */
-                414: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Too Many Requests */
-                429: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Internal Server Error */
-                500: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Service Unavailable */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Gateway Timeout */
-                504: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
-                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
-                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
-                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/insights/{projectId}/events": {
         parameters: {
             query?: never;
@@ -9470,7 +7965,7 @@ export interface paths {
                     properties?: {
                         [key: string]: string;
                     };
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
@@ -11408,7 +9903,7 @@ export interface paths {
                     referrerType?: string;
                     /** @description Only rows whose profile_id is exactly this */
                     profileId?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     limit?: number;
                     /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
@@ -11661,7 +10156,7 @@ export interface paths {
                     end?: string;
                     /** @description The profile's events and the anonymous events of the devices it used */
                     profileId?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     /** @description Comma-separated and/or repeated: profile, meta, properties, geo, device, referrer, region, latitude, longitude, osVersion, browserVersion, brand, model, origin, referrerName, referrerType, importedAt, sdkName, sdkVersion, revenue */
                     includes?: string | string[];
@@ -11922,7 +10417,7 @@ export interface paths {
                     end?: string;
                     /** @description The profile's events and the anonymous events of the devices it used */
                     profileId?: string;
-                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
                     filters?: components["schemas"]["Filter"][];
                     /** @description Comma-separated and/or repeated: profile, meta, properties, geo, device, referrer, region, latitude, longitude, osVersion, browserVersion, brand, model, origin, referrerName, referrerType, importedAt, sdkName, sdkVersion, revenue */
                     includes?: string | string[];
@@ -13904,74 +12399,6 @@ export interface components {
                 };
             }[];
         };
-        Funnel: {
-            steps: {
-                step: number;
-                eventName: string;
-                users: number;
-                conversionRateFromStart: number;
-                dropoffPercent: number | null;
-                isHighestDropoff: boolean;
-            }[];
-            totalUsers: number;
-            completedUsers: number;
-            overallConversionRate: number;
-        };
-        Retention: {
-            date: string;
-            active_users: number;
-            retained_users: number;
-            retention: number;
-        }[];
-        RetentionCohort: {
-            cohort_interval: string;
-            sum: number;
-            values: number[];
-            percentages: number[];
-        }[];
-        UserFlow: {
-            /** @enum {string} */
-            mode: "after" | "before" | "between";
-            startEvent: string;
-            endEvent?: string;
-            node_count: number;
-            link_count: number;
-            nodes: {
-                id: string;
-                label: string;
-                nodeColor: string;
-                percentage: number;
-                value: number;
-                step: number;
-            }[];
-            links: {
-                source: string;
-                target: string;
-                value: number;
-            }[];
-        };
-        ActiveUsers: {
-            window_days: number;
-            label: string;
-            series: {
-                date: string;
-                users: number;
-            }[];
-        };
-        Engagement: {
-            summary: {
-                total_identified_users: number;
-                active_last_7_days: number;
-                active_8_to_14_days: number;
-                active_15_to_30_days: number;
-                inactive_31_to_60_days: number;
-                churned_60_plus_days: number;
-            };
-            distribution: {
-                days: number;
-                users: number;
-            }[];
-        };
         /** @description Every column of the events table (the remaining ones are strings) */
         RawEvent: {
             id: string;
@@ -14107,7 +12534,7 @@ export interface components {
         ChartSeriesRequest: {
             /** @description Event name; "*" means every event */
             name: string;
-            /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>. Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+            /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
             filters?: components["schemas"]["Filter"][];
             /**
              * @description What each bucket counts; default event; group: distinct group ids among the events. A property_* segment without property counts events, as OpenPanel (named in X-Quarry-Ignored)
