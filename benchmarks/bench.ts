@@ -205,7 +205,9 @@ function pathFor(endpoint: string, project: string, w: WindowName): string {
     case 'export_charts':
       return `/export/charts?${enc({ projectId: project, ...windowQuery(w, 'insights'), interval: 'day', series: CHART_SERIES })}`
     default:
-      return `/insights/${project}/${endpoint}?${enc(windowQuery(w, 'insights'))}`
+      // Ten rows, as the lists answered by default when the recorded results were measured (the
+      // default is now OpenPanel's 1000); /metrics ignores limit.
+      return `/insights/${project}/${endpoint}?${enc({ ...windowQuery(w, 'insights'), ...(endpoint === 'metrics' ? {} : { limit: '10' }) })}`
   }
 }
 
