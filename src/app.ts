@@ -28,6 +28,7 @@ import { exportEventsRoutes } from './routes/export-events.ts'
 import { insightsRoutes } from './routes/insights.ts'
 import { insightsEventsRoutes } from './routes/insights-events.ts'
 import { insightsProfilesRoutes } from './routes/insights-profiles.ts'
+import { productRoutes } from './routes/product.ts'
 import { insightsTrafficRoutes } from './routes/insights-traffic.ts'
 import { mountDocs } from './routes/docs.ts'
 import { issueDetails } from './routes/query-reader.ts'
@@ -148,6 +149,7 @@ export function buildApp(deps: AppDeps) {
     }),
   )
   app.route('/', insightsTrafficRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S, pageRollups: deps.pageRollups, sealed: deps.sealed }))
+  app.route('/', productRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S, sealed: deps.sealed }))
   app.route('/', insightsEventsRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S }))
   app.route('/', insightsProfilesRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S }))
   app.route(

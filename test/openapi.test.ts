@@ -13,6 +13,7 @@ import { EXPOSED_HEADERS } from '../src/http/cors.ts'
 import { ERROR_CODES } from '../src/http/error-codes.ts'
 import { createLogger } from '../src/log.ts'
 import { DIMENSIONS } from '../src/query/dimensions.ts'
+import { PRODUCT_ROUTES } from '../src/routes/product.ts'
 import { EVENT_ROUTES } from '../src/routes/insights-events.ts'
 import { PROFILE_ROUTES } from '../src/routes/insights-profiles.ts'
 import { GROUP_ROUTES } from '../src/routes/groups.ts'
@@ -49,7 +50,7 @@ afterAll(async () => {
 })
 
 const TRAFFIC_ROUTES = ['overview', 'pages/top', 'pages/entry_exit', 'pages/performance', 'traffic/referrers', 'traffic/geo', 'traffic/devices']
-const INSIGHTS = ['metrics', 'live', 'pages', ...DIMENSIONS.map((d) => d.name), ...TRAFFIC_ROUTES, ...EVENT_ROUTES, ...PROFILE_ROUTES, ...GROUP_ROUTES]
+const INSIGHTS = ['metrics', 'live', 'pages', ...DIMENSIONS.map((d) => d.name), ...TRAFFIC_ROUTES, ...EVENT_ROUTES, ...PROFILE_ROUTES, ...GROUP_ROUTES, ...PRODUCT_ROUTES]
 const isApi = (path: string) => path.startsWith('/insights/') || path.startsWith('/export/')
 const ERROR_STATUSES = [400, 401, 403, 404, 414, 429, 500, 503, 504]
 
@@ -226,6 +227,12 @@ const CASES = new Map<string, RouteCase>([
   insights('groups', 'type=company&limit=5', 'limit=0&search=', ['limit', 'search']),
   insights('groups/types', '', 'limit=3&type=x', ['limit', 'type']),
   ['/insights/{projectId}/groups/{groupId}', { url: (project, query = '') => `/insights/${project}/groups/g1?${query}`, valid: 'memberLimit=5', invalid: 'memberLimit=0&limit=1', invalidPaths: ['memberLimit', 'limit'] }],
+  insights('funnel', 'steps=screen_view&steps=signup&groupBy=profile_id&windowHours=2', 'steps=a&windowHours=0&groupBy=device', ['steps', 'windowHours', 'groupBy']),
+  insights('retention', 'range=30d', 'range=forever&limit=3', ['range', 'limit']),
+  insights('retention/cohort', '', 'timezone=Mars%2FBase&interval=week', ['timezone', 'interval']),
+  insights('user_flow', 'startEvent=screen_view&steps=3', 'steps=1&mode=sideways', ['startEvent', 'steps', 'mode']),
+  insights('active_users', 'days=30', 'days=0&range=forever', ['days', 'range']),
+  insights('engagement', '', 'range=7d&days=3', ['range', 'days']),
   exportRoute(
     'charts',
     `series=${encodeURIComponent(JSON.stringify([{ name: 'screen_view' }, { name: '*', segment: 'user' }]))}&breakdowns=${encodeURIComponent('[{"name":"country"}]')}&previous=true`,

@@ -19,15 +19,16 @@ export interface SealOptions {
 /** Inserts are counted from this long before a build: older ones committed long before it read. */
 const INSERTS_MARGIN_HOURS = 24
 
-const SEALED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_event_rollups', 'sealed_live', 'sealed_builds'] as const
-const COMPACTED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_event_rollups'] as const
+const SEALED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_event_rollups', 'sealed_identified_rollups', 'sealed_live', 'sealed_builds'] as const
+const COMPACTED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_event_rollups', 'sealed_identified_rollups'] as const
 
 const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 
 /**
  * Seals one project's history before C: numbers its new visitors (each session's, then every
  * event's profile), writes its sessions (those that go on after C as `held` parts), then each
- * dimension's daily rollup, their 8-day blocks, the hourly totals and the hourly event rollups. Kept
+ * dimension's daily rollup, their 8-day blocks, the hourly totals, the hourly event rollups and the
+ * hourly sets of identified profiles (product analytics). Kept
  * only if no insert reached before C while it read, then registered; the builds before the one it
  * replaces are dropped. Returns how long it took, or undefined when the build was not kept.
  */
@@ -62,6 +63,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     await step('sealed_build_blocks')
     await step('sealed_build_totals')
     await step('sealed_build_events')
+    await step('sealed_build_identified')
   } catch (err) {
     await drop(version).catch(() => {})
     throw err

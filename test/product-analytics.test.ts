@@ -1,0 +1,230 @@
+/**
+ * Funnels, retention, cohorts, user flows, active users and engagement (src/routes/product.ts)
+ * through the generated typed client, each number held to product-model.ts, computed from the
+ * inserted rows: three projects (UTC, Stockholm across its DST change, Kolkata's half-hour
+ * offset), identified and anonymous people on one or two devices, equal timestamps in a funnel,
+ * sessions across the windows' edges, and events after the sealed history's C.
+ */
+import { DateTime } from 'luxon'
+import createClient from 'openapi-fetch'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createClientRow } from '../src/auth/clients.ts'
+import { createProject } from '../src/projects.ts'
+import { SealedHistory } from '../src/services/sealed/index.ts'
+import type { paths } from './generated/quarry-api.js'
+import { NOW, projectEvents, PROJECTS } from './fixtures/product-data.ts'
+import { activeUsers, cohorts, engagement, firstEventDay, flowPaths, funnelUsers, retention, type Win } from './fixtures/product-model.ts'
+import type { EventRow } from './helpers/event-row.ts'
+import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
+
+let rt: TestRuntime
+const events = new Map<string, EventRow[]>()
+type Client = ReturnType<typeof createClient<paths>>
+/** The app without the sealed history, and one whose builds are done. */
+let plain: Client
+let sealed: Client
+let raw: (path: string) => Promise<Response>
+
+/** Local midnights the windows below start and end on: sessions are placed across them. */
+const day = (date: string, tz: string) => DateTime.fromISO(date, { zone: tz }).toMillis()
+const WINDOW = { startDate: '2026-03-20', endDate: '2026-04-09' }
+const win = (tz: string, w = WINDOW): Win => ({ from: day(w.startDate, tz), to: DateTime.fromISO(w.endDate, { zone: tz }).plus({ days: 1 }).toMillis(), tz })
+
+const jsonQuery = (query: Record<string, unknown>) =>
+  new URLSearchParams(
+    Object.entries(query)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)]),
+  ).toString()
+
+beforeAll(async () => {
+  rt = await openTestRuntime({ QUARRY_RATE_LIMIT: '1000000' })
+  for (const p of Object.values(PROJECTS)) {
+    await createProject(rt.runner, { id: p.id, name: p.id, timezone: p.timezone, organizationId: 'org-pa' })
+    const edges = [day(WINDOW.startDate, p.timezone), win(p.timezone).to]
+    const rows = projectEvents(p.id, p.seed, edges)
+    events.set(p.id, rows)
+    await rt.engine.client.insert({ table: 'events', values: rows, format: 'JSONEachRow' })
+  }
+  const root = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'org-pa', name: 'root-pa' })
+  const headers = { 'openpanel-client-id': root.id, 'openpanel-client-secret': root.secret }
+  const history = new SealedHistory({ runner: rt.runner, logger: rt.logger, now: () => NOW, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 0 })
+  for (const p of Object.values(PROJECTS)) await history.build(p.id)
+  const apps = { plain: testApp(rt, { now: () => NOW }), sealed: testApp(rt, { now: () => NOW, sealed: history }) }
+  const client = (app: ReturnType<typeof testApp>) =>
+    createClient<paths>({ baseUrl: 'http://quarry.test', fetch: async (req) => app.fetch(req), headers, querySerializer: jsonQuery })
+  plain = client(apps.plain)
+  sealed = client(apps.sealed)
+  raw = async (path) => apps.plain.request(`http://quarry.test${path}`, { headers })
+})
+
+afterAll(async () => {
+  await rt?.dispose()
+})
+
+/** Whether an answer says it read the sealed history (X-Quarry-Sealed-Until). */
+const expectSealed = (response: Response, sealedRead: boolean) => expect(response.headers.get('x-quarry-sealed-until') !== null, response.url).toBe(sealedRead)
+
+const STEPS = ['session_start', 'signup', 'add_to_cart', 'checkout']
+
+describe('funnel', () => {
+  it('counts sessions and people per step as the brute-force matcher does, in each timezone, with filters', async () => {
+    for (const p of Object.values(PROJECTS)) {
+      const rows = events.get(p.id)!
+      for (const groupBy of ['session_id', 'profile_id'] as const) {
+        for (const windowHours of [1, 24]) {
+          const { data, error, response } = await plain.GET('/insights/{projectId}/funnel', {
+            params: { path: { projectId: p.id }, query: { ...WINDOW, steps: STEPS, windowHours, groupBy } },
+          })
+          expect(error, JSON.stringify(error)).toBeUndefined()
+          const users = funnelUsers(rows, win(p.timezone), STEPS, windowHours, groupBy)
+          expect(data!.steps.map((s) => s.users), `${p.id} ${groupBy} ${windowHours}h`).toEqual(users)
+          expect(users[1]).toBeGreaterThan(0)
+          expect(data!.totalUsers).toBe(users[0])
+          expect(data!.completedUsers).toBe(users.at(-1))
+          expect(data!.overallConversionRate).toBe(Math.round((users.at(-1)! / users[0]!) * 10000) / 100)
+          expect(data!.steps[1]!.dropoffPercent).toBe(Math.round(((users[1]! - users[2]!) / users[1]!) * 10000) / 100)
+          expect(data!.steps.at(-1)!.dropoffPercent).toBeNull()
+          const drops = users.slice(0, -1).map((u, i) => u - users[i + 1]!)
+          expect(data!.steps.findIndex((s) => s.isHighestDropoff)).toBe(drops.indexOf(Math.max(...drops)))
+          expect(response.headers.get('x-quarry-timezone')).toBe(p.timezone)
+        }
+      }
+    }
+    // A session attribute and an event property: the step events of matching sessions, and matching events.
+    const p = PROJECTS.sto
+    const filters = [
+      { name: 'country', operator: 'is' as const, value: ['SE'] },
+      { name: 'properties.plan', operator: 'is' as const, value: ['pro'] },
+    ]
+    const { data } = await plain.GET('/insights/{projectId}/funnel', { params: { path: { projectId: p.id }, query: { ...WINDOW, steps: STEPS, filters } } })
+    const expected = funnelUsers(events.get(p.id)!, win(p.timezone), STEPS, 24, 'session_id', (e) => e.country === 'SE' && e.properties.plan === 'pro')
+    expect(data!.steps.map((s) => s.users)).toEqual(expected)
+  })
+
+  it('chains equal timestamps only when strictly later, and reads OpenPanel spellings of steps', async () => {
+    const p = PROJECTS.utc
+    const tie = events.get(p.id)!.filter((e) => e.session_id === `${p.id}-tie`)
+    const w = { startDate: '2026-04-02', endDate: '2026-04-02' }
+    const steps = ['session_start', 'screen_view', 'signup']
+    const repeated = await raw(`/insights/${p.id}/funnel?startDate=2026-04-02&endDate=2026-04-02&steps=session_start&steps=screen_view&steps=signup`)
+    const body = (await repeated.json()) as { steps: { users: number }[] }
+    expect(body.steps.map((s) => s.users)).toEqual(funnelUsers(events.get(p.id)!, win('UTC', w), steps, 24, 'session_id'))
+    // The tie session completes: start at t, screen_view at t+1 min (as a second start), signup later.
+    expect(funnelUsers(tie, win('UTC', w), steps, 24, 'session_id')).toEqual([1, 1, 1])
+    const one = await raw(`/insights/${p.id}/funnel?steps=signup`)
+    expect(one.status).toBe(400)
+    expect(((await one.json()) as { message: string }).message).toContain('steps must have between 2 and 10 items')
+    expect((await raw(`/insights/${p.id}/funnel?steps=a&steps=b&windowHours=721`)).status).toBe(400)
+    expect((await raw(`/insights/${p.id}/funnel?steps=a&steps=b&groupBy=device_id`)).status).toBe(400)
+  })
+})
+
+describe('retention', () => {
+  it('weeks start on Monday in the project timezone (or timezone=), identified profiles only, filtered', async () => {
+    for (const p of Object.values(PROJECTS)) {
+      for (const client of [plain, sealed]) {
+        const all = await client.GET('/insights/{projectId}/retention', { params: { path: { projectId: p.id }, query: {} } })
+        expect(all.data, `${p.id} ${JSON.stringify(all.error)}`).toEqual(retention(events.get(p.id)!, { from: 0, to: Infinity, tz: p.timezone }))
+        expectSealed(all.response, client === sealed && p.timezone !== 'Asia/Kolkata')
+        const windowed = await client.GET('/insights/{projectId}/retention', { params: { path: { projectId: p.id }, query: { ...WINDOW, timezone: 'America/New_York' } } })
+        expect(windowed.data, `${p.id} ${JSON.stringify(windowed.error)}`).toEqual(retention(events.get(p.id)!, win('America/New_York')))
+        expectSealed(windowed.response, client === sealed)
+      }
+    }
+    const p = PROJECTS.utc
+    const { data, response } = await sealed.GET('/insights/{projectId}/retention', {
+      params: { path: { projectId: p.id }, query: { ...WINDOW, timezone: 'America/New_York', filters: [{ name: 'properties.plan', operator: 'is', value: ['pro'] }] } },
+    })
+    expect(data).toEqual(retention(events.get(p.id)!, win('America/New_York'), (e) => e.properties.plan === 'pro'))
+    expect(data!.some((r) => r.retained_users > 0)).toBe(true)
+    expectSealed(response, false)
+  })
+
+  it('cohorts: 13 weekly columns by default, on or after, weighted average over mature cohorts', async () => {
+    for (const p of Object.values(PROJECTS)) {
+      const thisWeek = DateTime.fromJSDate(NOW, { zone: p.timezone }).startOf('week')
+      const w = { from: thisWeek.minus({ weeks: 12 }).toMillis(), to: DateTime.fromJSDate(NOW, { zone: p.timezone }).startOf('day').plus({ days: 1 }).toMillis(), tz: p.timezone }
+      const expected = cohorts(events.get(p.id)!, w, NOW.getTime())
+      expect(expected[0]!.values).toHaveLength(13)
+      for (const client of [plain, sealed]) {
+        const { data, error, response } = await client.GET('/insights/{projectId}/retention/cohort', { params: { path: { projectId: p.id }, query: {} } })
+        expect(data, `${p.id} ${JSON.stringify(error)}`).toEqual(expected)
+        expectSealed(response, client === sealed && p.timezone !== 'Asia/Kolkata')
+      }
+    }
+    // A window ending mid-week in the past reads the events; one ending on a Monday the sealed history.
+    const p = PROJECTS.sto
+    for (const query of [WINDOW, { startDate: '2026-02-16', endDate: '2026-03-29' }]) {
+      const { data, response } = await sealed.GET('/insights/{projectId}/retention/cohort', { params: { path: { projectId: p.id }, query } })
+      expect(data).toEqual(cohorts(events.get(p.id)!, win(p.timezone, query), NOW.getTime()))
+      expectSealed(response, query !== WINDOW)
+    }
+  })
+})
+
+describe('active users and engagement', () => {
+  it('rolling windows of local days, all time by default, the same with and without the sealed history', async () => {
+    for (const p of Object.values(PROJECTS)) {
+      const rows = events.get(p.id)!
+      const today = DateTime.fromJSDate(NOW, { zone: p.timezone }).toISODate()!
+      for (const days of [1, 7, 30]) {
+        const expected = activeUsers(rows, p.timezone, days, firstEventDay(rows, p.timezone), today, NOW.getTime() + 86_400_000)
+        for (const client of [plain, sealed]) {
+          const { data, response } = await client.GET('/insights/{projectId}/active_users', { params: { path: { projectId: p.id }, query: { days } } })
+          expect(data!.series, `${p.id} ${days}`).toEqual(expected)
+          expect(data!.label).toBe({ 1: 'DAU', 7: 'WAU', 30: 'MAU' }[days])
+          expectSealed(response, client === sealed && p.timezone !== 'Asia/Kolkata')
+        }
+      }
+      const { data } = await sealed.GET('/insights/{projectId}/active_users', { params: { path: { projectId: p.id }, query: { ...WINDOW, days: 7 } } })
+      const w = win(p.timezone)
+      expect(data!.series).toEqual(activeUsers(rows, p.timezone, 7, WINDOW.startDate, WINDOW.endDate, w.to))
+    }
+  })
+
+  it('engagement: identified profiles by local days since last seen', async () => {
+    for (const p of Object.values(PROJECTS)) {
+      for (const client of [plain, sealed]) {
+        const { data, error, response } = await client.GET('/insights/{projectId}/engagement', { params: { path: { projectId: p.id }, query: {} } })
+        expect(data, `${p.id} ${JSON.stringify(error)}`).toEqual(engagement(events.get(p.id)!, p.timezone, NOW.getTime()))
+        expectSealed(response, client === sealed && p.timezone !== 'Asia/Kolkata')
+      }
+    }
+    expect((await raw(`/insights/${PROJECTS.utc.id}/engagement?range=7d`)).status).toBe(400)
+  })
+})
+
+describe('user flow', () => {
+  it('entries, transitions by position and the final nodes follow the paths of the sessions', async () => {
+    const p = PROJECTS.sto
+    const w = win(p.timezone)
+    const { data, error } = await plain.GET('/insights/{projectId}/user_flow', { params: { path: { projectId: p.id }, query: { ...WINDOW, startEvent: 'signup', steps: 4 } } })
+    expect(error).toBeUndefined()
+    const paths = flowPaths(events.get(p.id)!, w, 'signup', 4)
+    expect(paths.length).toBeGreaterThan(5)
+    expect(data!.nodes[0]).toMatchObject({ id: 'signup::step1', value: paths.length, percentage: 100, step: 1 })
+    // Every link's value is the number of paths taking that transition at that position (merged into finals by label).
+    const count = (s: string, t: string, pos: number) => paths.filter((q) => q[pos - 1] === s && q[pos] === t).length
+    for (const link of data!.links) {
+      const [source, sourceStep] = link.source.split('::step') as [string, string]
+      const [target, targetTag] = link.target.split('::')
+      const pos = Number(sourceStep)
+      if (targetTag === 'final') {
+        expect(link.value).toBe(count(source, target!, pos))
+      } else {
+        expect(targetTag).toBe(`step${pos + 1}`)
+        expect(link.value).toBe(count(source, target!, pos))
+      }
+    }
+    // Nodes' values are what flows into them; the first step's out-flow is every path's second name.
+    const second = new Map<string, number>()
+    for (const q of paths) second.set(q[1]!, (second.get(q[1]!) ?? 0) + 1)
+    const top = [...second.values()].sort((a, b) => b - a).slice(0, 3)
+    expect(data!.links.filter((l) => l.source === 'signup::step1').map((l) => l.value).sort((a, b) => b - a)).toEqual(top)
+    expect(data!.node_count).toBe(data!.nodes.length)
+    const bad = await raw(`/insights/${p.id}/user_flow?startEvent=signup&mode=between`)
+    expect(bad.status).toBe(400)
+    expect((await raw(`/insights/${p.id}/user_flow`)).status).toBe(400)
+  })
+})
