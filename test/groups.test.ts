@@ -11,6 +11,8 @@ import createClient from 'openapi-fetch'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClientRow } from '../src/auth/clients.ts'
 import { parseImportArgs } from '../src/cli/import.ts'
+import { createResponseCache } from '../src/http/cache/middleware.ts'
+import { eventsWatermark } from '../src/http/cache/watermark.ts'
 import { importEntities } from '../src/import/entities.ts'
 import { toEntityRow } from '../src/import/entity-rows.ts'
 import { importFile } from '../src/import/import.ts'
@@ -296,5 +298,29 @@ describe('the groups routes (generated client)', () => {
       const res = await get(`/insights/${PROJECT}/${bad}`)
       expect([bad, res.status, (await res.json()).code]).toEqual([bad, 400, 'invalid_parameters'])
     }
+  })
+})
+
+// Last: it renames a group.
+describe('the response cache', () => {
+  it('retires a cached chart when a group is written', async () => {
+    const cache = createResponseCache({ now: () => NOW, watermark: eventsWatermark(rt.runner) }, { watermarkTtlMs: 0 })
+    const cached = testApp(rt, { now: () => NOW, responseCache: cache })
+    const url = `/export/charts?${q({ startDate: DAYS[0], endDate: DAYS[2], projectId: PROJECT, series: [{ name: '*' }], breakdowns: [{ name: 'group.name' }] })}`
+    const labels = async (want: string) => {
+      const res = await cached.request(url, { headers })
+      expect(res.headers.get('X-Quarry-Cache')).toBe(want)
+      return (await res.json()).series.map((s: { event: { breakdowns: Record<string, string> } }) => s.event.breakdowns['group.name']).sort()
+    }
+    expect(await labels('miss')).toContain('Globex')
+    expect(await labels('hit')).toContain('Globex')
+    await rt.engine.client.insert({
+      table: 'groups',
+      values: [{ id: 'globex', project_id: PROJECT, type: 'company', name: 'Globex Corp', properties: { plan: 'free' }, created_at: '2026-01-05 00:00:00.000', version: Date.parse('2026-03-01T00:00:00Z') }],
+      format: 'JSONEachRow',
+    })
+    const after = await labels('miss')
+    expect(after).toContain('Globex Corp')
+    expect(after).not.toContain('Globex')
   })
 })

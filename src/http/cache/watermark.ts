@@ -2,20 +2,28 @@ import type { QueryRunner } from '../../clickhouse/run.ts'
 import { SingleFlight } from '../../single-flight.ts'
 
 /**
- * The data watermark: a cheap number that changes with every insert into events. It is `count()`
+ * The data watermark: a cheap value that changes with every insert into events. It is `count()`
  * of `events`, answered from part metadata, so it costs one small query however large the table.
  * An insert anywhere changes it, which retires every cached body and every ETag handed out.
  * Ingestion only inserts (principle 2), so a changed count is what "the data changed" means; an
  * `ALTER UPDATE` of events would not be seen until the entries expire.
+ *
+ * Charts and filters also read `groups` (group.*), where a write replaces a row: its row count and
+ * the sum of its versions (a write's time) change with every write, merges of replaced rows too,
+ * and return to an earlier pair only when the rows are as they were. The table is small.
  */
 export function eventsWatermark(runner: QueryRunner, timeoutS = 10): () => Promise<string> {
   return async () => {
-    const [row] = await runner.rows<{ n: number | string }>(
-      { name: 'cache_watermark', sql: 'SELECT count() AS n FROM events', params: {} },
+    const [row] = await runner.rows<{ n: number | string; groups: string }>(
+      {
+        name: 'cache_watermark',
+        sql: 'SELECT (SELECT count() FROM events) AS n, (SELECT toString((count(), sum(version))) FROM groups) AS groups',
+        params: {},
+      },
       // Every cacheable request waits for this read: it goes ahead of the queue (gate.ts).
       { timeoutS, urgent: true },
     )
-    return String(row?.n ?? 0)
+    return `${row?.n ?? 0}/${row?.groups ?? ''}`
   }
 }
 
