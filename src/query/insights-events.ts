@@ -81,6 +81,10 @@ export function eventsListStatement(req: EventsListRequest): Statement {
     name: 'insights_events',
     sql: renderSql('insights_events', { conditions: names + compileFilters(req.exact, 'events', params, ctx) + compileFilters(req.filters, 'events', params, ctx) }),
     params: params.values,
+    // Reading in key order, ClickHouse by default buffers chunks of every part before merging them;
+    // for a first page that only costs: 288 against 447 ms (medians of 12, alternating, 1M events,
+    // the machine at load 12-14).
+    settings: { read_in_order_use_buffering: 0 },
   }
 }
 
