@@ -7920,6 +7920,1511 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/insights/{projectId}/funnel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Units (sessions or people) completing ordered steps within a window of hours */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Named range in the project timezone; default 30d */
+                    range?: "30min" | "lastHour" | "last24h" | "today" | "yesterday" | "7d" | "30d" | "3m" | "6m" | "12m" | "monthToDate" | "lastMonth" | "yearToDate" | "lastYear" | "custom";
+                    /** @description YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant */
+                    startDate?: string;
+                    /** @description YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive) */
+                    endDate?: string;
+                    /** @description IANA name overriding the project's timezone for this request */
+                    timezone?: string;
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
+                    /** @description Event names in order, 2–10: the key repeated (steps=a&steps=b) or a JSON array */
+                    steps: string | string[];
+                    /** @description Each unit must complete the steps within this many hours of its first step */
+                    windowHours?: number;
+                    /** @description Unit counted: a session, or a person (profile_id; an anonymous device counts as the profile it identified as in the window) */
+                    groupBy?: "session_id" | "profile_id";
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Units (sessions or people) completing ordered steps within a window of hours */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
+                        "X-Quarry-Range"?: string;
+                        /** @description Timezone the window and buckets were computed in */
+                        "X-Quarry-Timezone"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Funnel"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Identified profiles active per week, and retained into the next */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Named range in the project timezone; default all time */
+                    range?: "30min" | "lastHour" | "last24h" | "today" | "yesterday" | "7d" | "30d" | "3m" | "6m" | "12m" | "monthToDate" | "lastMonth" | "yearToDate" | "lastYear" | "custom";
+                    /** @description YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant */
+                    startDate?: string;
+                    /** @description YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive) */
+                    endDate?: string;
+                    /** @description IANA name overriding the project's timezone for this request */
+                    timezone?: string;
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Identified profiles active per week, and retained into the next */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
+                        "X-Quarry-Range"?: string;
+                        /** @description Timezone the window and buckets were computed in */
+                        "X-Quarry-Timezone"?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Retention"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/retention/cohort": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Weekly cohorts of identified profiles and their retention, with a weighted average */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Named range in the project timezone; default the 12 weeks before the current one, and the current one */
+                    range?: "30min" | "lastHour" | "last24h" | "today" | "yesterday" | "7d" | "30d" | "3m" | "6m" | "12m" | "monthToDate" | "lastMonth" | "yearToDate" | "lastYear" | "custom";
+                    /** @description YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant */
+                    startDate?: string;
+                    /** @description YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive) */
+                    endDate?: string;
+                    /** @description IANA name overriding the project's timezone for this request */
+                    timezone?: string;
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Weekly cohorts of identified profiles and their retention, with a weighted average */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
+                        "X-Quarry-Range"?: string;
+                        /** @description Timezone the window and buckets were computed in */
+                        "X-Quarry-Timezone"?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RetentionCohort"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/user_flow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sankey of the event names after, before or between events */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Named range in the project timezone; default 30d */
+                    range?: "30min" | "lastHour" | "last24h" | "today" | "yesterday" | "7d" | "30d" | "3m" | "6m" | "12m" | "monthToDate" | "lastMonth" | "yearToDate" | "lastYear" | "custom";
+                    /** @description YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant */
+                    startDate?: string;
+                    /** @description YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive) */
+                    endDate?: string;
+                    /** @description IANA name overriding the project's timezone for this request */
+                    timezone?: string;
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
+                    /** @description The event the flows start from (mode=after), end with (before), or run from (between) */
+                    startEvent: string;
+                    /** @description Where the flows end; required with mode=between */
+                    endEvent?: string;
+                    mode?: "after" | "before" | "between";
+                    /** @description Longest path, in events */
+                    steps?: number;
+                    /** @description Only these event names (with the start and end events) */
+                    include?: string | string[];
+                    /** @description Leave these event names out (ignored when include is given) */
+                    exclude?: string | string[];
+                    /** @description Unit counted: a session, or a person (profile_id; an anonymous device counts as the profile it identified as in the window) */
+                    groupBy?: "session_id" | "profile_id";
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Sankey of the event names after, before or between events */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
+                        "X-Quarry-Range"?: string;
+                        /** @description Timezone the window and buckets were computed in */
+                        "X-Quarry-Timezone"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UserFlow"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/active_users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Distinct profiles active in the rolling window of `days` ending each day */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Named range in the project timezone; default all time */
+                    range?: "30min" | "lastHour" | "last24h" | "today" | "yesterday" | "7d" | "30d" | "3m" | "6m" | "12m" | "monthToDate" | "lastMonth" | "yearToDate" | "lastYear" | "custom";
+                    /** @description YYYY-MM-DD (whole day) or ISO 8601 date-time; with Z or an offset it is that instant */
+                    startDate?: string;
+                    /** @description YYYY-MM-DD (whole day, inclusive) or ISO 8601 date-time (inclusive) */
+                    endDate?: string;
+                    /** @description IANA name overriding the project's timezone for this request */
+                    timezone?: string;
+                    /** @description Rolling window in days, 1–90 */
+                    days?: number;
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Distinct profiles active in the rolling window of `days` ending each day */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        /** @description Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
+                        "X-Quarry-Range"?: string;
+                        /** @description Timezone the window and buckets were computed in */
+                        "X-Quarry-Timezone"?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ActiveUsers"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/{projectId}/engagement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Identified profiles by days since they were last seen */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description IANA name overriding the project's timezone for this request */
+                    timezone?: string;
+                    /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
+                    explain?: "sql";
+                };
+                header?: never;
+                path: {
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Identified profiles by days since they were last seen */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        /** @description Timezone the window and buckets were computed in */
+                        "X-Quarry-Timezone"?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Engagement"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description URI Too Long */
+                414: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal Server Error */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "X-Quarry-Stats": components["headers"]["X-Quarry-Stats"];
+                        "X-Quarry-Cache": components["headers"]["X-Quarry-Cache"];
+                        "X-Quarry-Ignored": components["headers"]["X-Quarry-Ignored"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/insights/{projectId}/events": {
         parameters: {
             query?: never;
@@ -12397,6 +13902,74 @@ export interface components {
                     low_engagement: boolean;
                     good_landing_page: boolean;
                 };
+            }[];
+        };
+        Funnel: {
+            steps: {
+                step: number;
+                eventName: string;
+                users: number;
+                conversionRateFromStart: number;
+                dropoffPercent: number | null;
+                isHighestDropoff: boolean;
+            }[];
+            totalUsers: number;
+            completedUsers: number;
+            overallConversionRate: number;
+        };
+        Retention: {
+            date: string;
+            active_users: number;
+            retained_users: number;
+            retention: number;
+        }[];
+        RetentionCohort: {
+            cohort_interval: string;
+            sum: number;
+            values: number[];
+            percentages: number[];
+        }[];
+        UserFlow: {
+            /** @enum {string} */
+            mode: "after" | "before" | "between";
+            startEvent: string;
+            endEvent?: string;
+            node_count: number;
+            link_count: number;
+            nodes: {
+                id: string;
+                label: string;
+                nodeColor: string;
+                percentage: number;
+                value: number;
+                step: number;
+            }[];
+            links: {
+                source: string;
+                target: string;
+                value: number;
+            }[];
+        };
+        ActiveUsers: {
+            window_days: number;
+            label: string;
+            series: {
+                date: string;
+                users: number;
+            }[];
+        };
+        Engagement: {
+            summary: {
+                total_identified_users: number;
+                active_last_7_days: number;
+                active_8_to_14_days: number;
+                active_15_to_30_days: number;
+                inactive_31_to_60_days: number;
+                churned_60_plus_days: number;
+            };
+            distribution: {
+                days: number;
+                users: number;
             }[];
         };
         /** @description Every column of the events table (the remaining ones are strings) */
