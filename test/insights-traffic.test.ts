@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClientRow } from '../src/auth/clients.ts'
 import { buildEvents, eventId, NOW, PROJECTS } from './fixtures/insights-data.ts'
 import { openInsights, queryString, requestAs, type Harness, type Query, type Reply } from './fixtures/insights-harness.ts'
-import { byteCompare, Dataset, ms, round2, toRow, windowOf, type EventRow, type Interval, type PageRow, type Window } from './fixtures/insights-model.ts'
+import { byteCompare, Dataset, effective, ms, round2, toRow, viewMatches, windowOf, type EventRow, type Interval, type PageRow, type Window } from './fixtures/insights-model.ts'
+import type { Filter } from '../src/query/filters.ts'
 import type { paths } from './generated/quarry-api.js'
 import { testApp } from './helpers/runtime.ts'
 
@@ -70,37 +71,39 @@ afterAll(async () => {
 const iso = (t: number, zone: string) => DateTime.fromMillis(t, { zone }).toISO({ suppressMilliseconds: true })!
 const key = (origin: string, path: string) => JSON.stringify([origin, path])
 
-function overview(project: string, w: Window, interval: Interval) {
-  const m = model.metrics(project, w, interval)
+function overview(project: string, w: Window, interval: Interval, filters: readonly Filter[] = []) {
+  const m = model.metrics(project, w, interval, filters)
   return { summary: m.metrics, series: m.series, interval, startDate: iso(w.start, w.timezone), endDate: iso(w.end, w.timezone) }
 }
 
-function top(project: string, w: Window) {
+function top(project: string, w: Window, filters: readonly Filter[] = []) {
   const revenue = new Map<string, number>()
   for (const e of events) {
     if (e.project_id !== project || e.name !== 'revenue' || ms(e) < w.start || ms(e) >= w.end) continue
+    // Filtered, a revenue event counts as a page view would: its own attributes, its session's.
+    if (effective(filters).length > 0 && !viewMatches(e, model.sessionOf(e), filters)) continue
     revenue.set(key(e.origin, e.path), (revenue.get(key(e.origin, e.path)) ?? 0) + e.revenue)
   }
   return model
-    .pages(project, w)
+    .pages(project, w, filters)
     .filter((r) => r.path !== '')
     .slice(0, 1000)
     .map((r) => ({ origin: r.origin, path: r.path, sessions: r.sessions, pageviews: r.pageviews, revenue: revenue.get(key(r.origin, r.path)) ?? 0 }))
 }
 
-function entryExit(project: string, w: Window, mode: 'entry' | 'exit') {
+function entryExit(project: string, w: Window, mode: 'entry' | 'exit', filters: readonly Filter[] = []) {
   return model
-    .breakdown(project, `${mode}_page`, w)
+    .breakdown(project, `${mode}_page`, w, filters)
     .slice(0, 1000)
     .map(({ prefix, name, ...rest }) => ({ origin: prefix ?? '', path: name ?? '', ...rest }))
 }
 
 type Sort = 'sessions' | 'pageviews' | 'bounce_rate' | 'avg_duration'
-function performance(project: string, w: Window, q: { search?: string; sortBy?: Sort; sortOrder?: 'asc' | 'desc'; limit?: number } = {}) {
+function performance(project: string, w: Window, q: { search?: string; sortBy?: Sort; sortOrder?: 'asc' | 'desc'; limit?: number } = {}, filters: readonly Filter[] = []) {
   const { search, sortBy = 'sessions', sortOrder = 'desc', limit = 50 } = q
   const sign = sortOrder === 'asc' ? 1 : -1
   const rows = model
-    .pages(project, w)
+    .pages(project, w, filters)
     .filter((r) => r.path !== '' && (!search || [r.path, r.origin, r.title].some((t) => t.includes(search))))
     .sort((a: PageRow, b: PageRow) => sign * (a[sortBy] - b[sortBy]) || b.sessions - a.sessions || byteCompare(a.origin, b.origin) || byteCompare(a.path, b.path))
   const pages = rows.slice(0, limit).map((r) => {
@@ -119,7 +122,7 @@ function performance(project: string, w: Window, q: { search?: string; sortBy?: 
   return { total_pages: rows.length, shown: pages.length, pages }
 }
 
-const traffic = (project: string, w: Window, dimension: string) => model.breakdown(project, dimension, w).slice(0, 1000)
+const traffic = (project: string, w: Window, dimension: string, filters: readonly Filter[] = []) => model.breakdown(project, dimension, w, filters).slice(0, 1000)
 
 // ---------------------------------------------------------------------------------------------
 
@@ -188,6 +191,31 @@ describe.each(CASES)('$label', (c) => {
   })
 })
 
+describe('filters, which OpenPanel drops on these routes, narrow them as they narrow the routes they restate', () => {
+  const c = CASES[0]!
+  const q = withoutInterval(c.query)
+  const SETS: Filter[][] = [
+    [{ name: 'country', operator: 'is', value: ['US'] }],
+    [{ name: 'path', operator: 'contains', value: ['/pricing'] }],
+    [
+      { name: 'browser', operator: 'isNot', value: ['Safari'] },
+      { name: 'path', operator: 'startsWith', value: ['/'] },
+    ],
+  ]
+  it.each(SETS.map((f) => [JSON.stringify(f), f] as const))('%s', async (_, filters) => {
+    const fq = { ...q, filters: JSON.stringify(filters) }
+    const narrowed = overview(c.project, c.window, c.interval, filters)
+    // The filter keeps some sessions and drops others, so an unfiltered answer would not pass.
+    expect(narrowed.summary.total_sessions).toBeGreaterThan(0)
+    expect(narrowed.summary.total_sessions).toBeLessThan(overview(c.project, c.window, c.interval).summary.total_sessions)
+    await expectBoth(c, 'overview', { ...c.query, filters: JSON.stringify(filters) }, narrowed)
+    await expectBoth(c, 'pages/top', fq, top(c.project, c.window, filters))
+    await expectBoth(c, 'pages/entry_exit', fq, entryExit(c.project, c.window, 'entry', filters))
+    await expectBoth(c, 'pages/performance', fq, performance(c.project, c.window, {}, filters))
+    await expectBoth(c, 'traffic/geo', { ...fq, breakdown: 'city' }, traffic(c.project, c.window, 'city', filters))
+  })
+})
+
 describe('by hand', () => {
   const w = CASES[0]!.window
   it('the fixture exercises revenue on pages, empty entry pages, search and SEO signals', () => {
@@ -225,7 +253,7 @@ describe('by hand', () => {
 describe('bad input: 400 in the envelope, naming every bad parameter', () => {
   const BAD: [string, string, string[]][] = [
     ['overview', 'interval=minute&range=forever', ['interval', 'range']],
-    ['pages/top', 'filters=[]&limit=5', ['filters', 'limit']],
+    ['pages/top', 'filters=nope&limit=5', ['filters', 'limit']],
     ['pages/entry_exit', 'mode=middle&startDate=2026-13-45', ['mode', 'startDate']],
     ['pages/performance', 'limit=0&sortBy=title&sortOrder=up', ['limit', 'sortBy', 'sortOrder']],
     ['pages/performance', 'limit=501', ['limit']],

@@ -16,6 +16,7 @@ LEFT JOIN (
   FROM events
   WHERE project_id = {project:String} AND name = 'revenue'
     AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+    {{revenue_filters}}
   GROUP BY origin, path
 ) AS r ON r.origin = p.origin AND r.path = p.path
 WHERE p.path != ''

@@ -1,6 +1,10 @@
 import type { Statement } from '../clickhouse/run.ts'
 import { findDimension, type Dimension } from './dimensions.ts'
+import { compileFilters, type Filter } from './filters.ts'
+import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
+
+const INSTANT = "DateTime64(3, 'UTC')"
 
 /** OpenPanel's cap on the rows of its lists (MAX_RECORDS_LIMIT); these routes have no cursor. */
 export const LIST_ROWS = 1000
@@ -32,13 +36,17 @@ for (const name of [...Object.values(TRAFFIC_GROUPS).flat(), ...Object.values(EN
 
 /**
  * pages/top: the ranking of `pages` (the /pages statement or its rollup's, read whole) without the
- * empty path, with the revenue of the window's events recorded on each page.
+ * empty path, with the revenue of the window's events recorded on each page; with filters, of the
+ * revenue events they keep as they keep page views (event attributes on the event, session ones on
+ * its session).
  */
-export function pagesTopStatement(pages: Statement): Statement {
+export function pagesTopStatement(pages: Statement, filters: readonly Filter[]): Statement {
+  const params = new SqlParams({ ...pages.params, page_limit: LIST_ROWS }, 'top')
+  const ctx = { project: '{project:String}', from: `{from:${INSTANT}}`, to: `{to:${INSTANT}}` }
   return {
     name: `insights_pages_top:${pages.name}`,
-    sql: renderSql('insights_pages_top', { pages: pages.sql }),
-    params: { ...pages.params, page_limit: LIST_ROWS },
+    sql: renderSql('insights_pages_top', { pages: pages.sql, revenue_filters: compileFilters(filters, 'pageViews', params, ctx) }),
+    params: params.values,
     ...(pages.settings ? { settings: pages.settings } : {}),
   }
 }

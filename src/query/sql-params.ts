@@ -6,12 +6,16 @@ export class SqlParams {
   readonly values: Record<string, unknown>
   #next = 0
 
-  constructor(initial: Record<string, unknown> = {}) {
+  /** `prefix` names this collection's placeholders apart from those of a statement it extends. */
+  constructor(
+    initial: Record<string, unknown> = {},
+    readonly prefix = 'v',
+  ) {
     this.values = { ...initial }
   }
 
   add(value: unknown, type: string): string {
-    const name = `v${this.#next++}`
+    const name = `${this.prefix}${this.#next++}`
     this.values[name] = value
     return `{${name}:${type}}`
   }

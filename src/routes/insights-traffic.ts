@@ -3,6 +3,7 @@ import type { Context } from 'hono'
 import type { AppEnv } from '../app-env.ts'
 import type { Statement } from '../clickhouse/run.ts'
 import type { Dimension } from '../query/dimensions.ts'
+import type { Filter } from '../query/filters.ts'
 import { breakdownStatement, pagesStatement, type PageRequest } from '../query/insights.ts'
 import {
   ALL_ROWS,
@@ -25,7 +26,8 @@ import type { PageRollups } from '../services/page-rollups/index.ts'
 import type { SealedHistory } from '../services/sealed/index.ts'
 import { BreakdownRow, insightsRoute, MetricValues } from './insights.ts'
 import { RANGE_HEADERS, ROLLUP_HEADERS, SEALED_HEADERS } from './openapi-shared.ts'
-import { rangeHeaders, windowParams } from './params.ts'
+import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
+import { jsonParam } from './query-reader.ts'
 import { sealedBuildFor } from './sealed-build.ts'
 
 export interface InsightsTrafficDeps {
@@ -38,7 +40,11 @@ export interface InsightsTrafficDeps {
 /** Without `range` or dates these routes cover OpenPanel's default, the last 30 days (and today). */
 const DEFAULT_RANGE = '30d'
 
-const DatesQuery = z.object(windowParams(DEFAULT_RANGE)).strict()
+/**
+ * OpenPanel drops `filters` on these routes; they are applied here, as on the routes these restate
+ * (a dashboard's drill-down then narrows every widget alike).
+ */
+const DatesQuery = z.object({ ...windowParams(DEFAULT_RANGE), filters: jsonParam(FiltersSchema).optional() }).strict()
 
 const OverviewQuery = DatesQuery.extend({
   interval: z.enum(['hour', 'day', 'week', 'month']).default('day').openapi({ description: 'Bucket size of the series; weeks start on Monday' }),
@@ -106,18 +112,18 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
     for (const [name, value] of Object.entries(rangeHeaders(range.start, range.end, range.timezone))) c.header(name, value)
     return range
   }
-  const listRequest = (c: Context<AppEnv>, range: TimeRange, limit: number): PageRequest => ({ projectId: c.get('project').id, range, filters: [], limit, offset: 0 })
+  const listRequest = (c: Context<AppEnv>, range: TimeRange, filters: Filter[], limit: number): PageRequest => ({ projectId: c.get('project').id, range, filters, limit, offset: 0 })
 
   /** A breakdown route's statement for the whole list, from the sealed history where a build holds. */
-  const breakdown = async (c: Context<AppEnv>, dimension: Dimension, range: TimeRange) => {
-    const req = listRequest(c, range, LIST_ROWS)
+  const breakdown = async (c: Context<AppEnv>, dimension: Dimension, range: TimeRange, filters: Filter[]) => {
+    const req = listRequest(c, range, filters, LIST_ROWS)
     const build = await sealedBuildFor(c, deps.sealed, range.timezone)
     return rows<z.infer<typeof BreakdownRow>>(c, build ? sealedBreakdownStatement(dimension, req, build) : breakdownStatement(dimension, req))
   }
 
   /** The /pages ranking of the whole window, from its rollup where one answers. */
-  const pageRanking = async (c: Context<AppEnv>, range: TimeRange): Promise<Statement> => {
-    const req = listRequest(c, range, ALL_ROWS)
+  const pageRanking = async (c: Context<AppEnv>, range: TimeRange, filters: Filter[]): Promise<Statement> => {
+    const req = listRequest(c, range, filters, ALL_ROWS)
     const rollup = await deps.pageRollups?.forRequest(c.get('project'), req, { runner: c.get('runner'), signal: c.req.raw.signal, stats: c.get('stats') })
     if (!rollup) return pagesStatement(req)
     c.header('X-Quarry-Rollup', isoWithOffset(rollup.closedAt.setZone(range.timezone)))
@@ -129,7 +135,7 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
     const q = c.req.valid('query')
     const range = windowOf(c, q)
     const bucketStarts = metricsBuckets(range, q.interval)
-    const req = { projectId: c.get('project').id, range, interval: q.interval, filters: [] }
+    const req = { projectId: c.get('project').id, range, interval: q.interval, filters: q.filters ?? [] }
     const build = await sealedBuildFor(c, deps.sealed, range.timezone)
     const metrics = assembleMetrics(await rows<MetricRow>(c, build ? sealedMetricsStatement(req, bucketStarts, build) : metricsStatement(req)), bucketStarts, false)
     return c.json({ summary: metrics.metrics, series: metrics.series, interval: q.interval, startDate: isoWithOffset(range.start), endDate: isoWithOffset(range.end) }, 200)
@@ -137,21 +143,21 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
 
   const top = insightsRoute('pages/top', 'Up to 1000 pages by sessions, with their page views and revenue', DatesQuery, z.array(TopPageRow), { ...RANGE_HEADERS, ...ROLLUP_HEADERS })
   app.openapi(top, async (c) => {
-    const range = windowOf(c, c.req.valid('query'))
-    return c.json(await rows<z.infer<typeof TopPageRow>>(c, pagesTopStatement(await pageRanking(c, range))), 200)
+    const q = c.req.valid('query')
+    return c.json(await rows<z.infer<typeof TopPageRow>>(c, pagesTopStatement(await pageRanking(c, windowOf(c, q), q.filters ?? []), q.filters ?? [])), 200)
   })
 
   const entryExit = insightsRoute('pages/entry_exit', 'Up to 1000 entry or exit pages by sessions', EntryExitQuery, z.array(EntryExitRow), { ...RANGE_HEADERS, ...SEALED_HEADERS })
   app.openapi(entryExit, async (c) => {
     const q = c.req.valid('query')
-    const found = await breakdown(c, dimensionNamed(ENTRY_EXIT_MODES[q.mode]), windowOf(c, q))
+    const found = await breakdown(c, dimensionNamed(ENTRY_EXIT_MODES[q.mode]), windowOf(c, q), q.filters ?? [])
     return c.json(found.map(({ prefix, name, ...row }) => ({ origin: prefix ?? '', path: name ?? '', ...row })), 200)
   })
 
   const performance = insightsRoute('pages/performance', 'Pages with bounce rate, time on page and heuristic SEO signals, searched and sorted', PerformanceQuery, PerformanceBody, { ...RANGE_HEADERS, ...ROLLUP_HEADERS })
   app.openapi(performance, async (c) => {
     const q = c.req.valid('query')
-    const statement = pagesPerformanceStatement(await pageRanking(c, windowOf(c, q)), q)
+    const statement = pagesPerformanceStatement(await pageRanking(c, windowOf(c, q), q.filters ?? []), q)
     return c.json(assemblePerformance(await rows<PerformanceRow>(c, statement)), 200)
   })
 
@@ -160,7 +166,7 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
     app.openapi(route, async (c) => {
       const q = c.req.valid('query')
       const dimension = dimensionNamed(q.breakdown)
-      const found = await breakdown(c, dimension, windowOf(c, q))
+      const found = await breakdown(c, dimension, windowOf(c, q), q.filters ?? [])
       return c.json(dimension.prefix ? found : found.map(({ prefix: _, ...row }) => row), 200)
     })
   }

@@ -56,13 +56,28 @@ describe('pages/top and pages/performance statements', () => {
   it('wrap either /pages ranking, read whole, keeping its settings', () => {
     for (const ranking of RANKINGS) {
       expect(ranking.params.limit).toBe(ALL_ROWS)
-      const top = pagesTopStatement(ranking)
+      const top = pagesTopStatement(ranking, [])
       wellFormed(top)
       expect(top.name).toBe(`insights_pages_top:${ranking.name}`)
       expect(top.params.page_limit).toBe(LIST_ROWS)
       expect(top.settings).toEqual(ranking.settings)
       expect(top.sql).toContain(code(ranking.sql).trim().split('\n')[0])
     }
+  })
+
+  it('pages/top binds its filters beside those of the ranking, without a name of theirs clashing', () => {
+    const filters = [
+      { name: 'country', operator: 'is' as const, value: [NASTY] },
+      { name: 'path', operator: 'contains' as const, value: ['/pricing'] },
+    ]
+    const ranking = pagesStatement({ ...REQ, filters })
+    const top = pagesTopStatement(ranking, filters)
+    wellFormed(top)
+    expect(top.sql).not.toContain(NASTY)
+    // The ranking's bindings stay, and the revenue events' filter binds the value once more.
+    const bound = (params: Record<string, unknown>) => Object.values(params).filter((v) => JSON.stringify(v).includes(NASTY)).length
+    expect(bound(top.params)).toBe(bound(ranking.params) + 1)
+    for (const [name, value] of Object.entries(ranking.params)) expect(top.params[name]).toEqual(value)
   })
 
   it('bind the search as a parameter and take the sort from the allow-list', () => {
