@@ -151,6 +151,34 @@ describe('import', () => {
     expect(() => parseImportArgs(['--project', 'p', '--table', 'cohorts', 'f.ndjson'])).toThrow(/--table must be one of events, profiles, groups/)
   })
 
+  it("loads Parquet files of OpenPanel's groups and profiles tables to the same rows", async () => {
+    const copy = 'grp-parquet'
+    const opts = { projectId: copy, onError: 'abort' as const, now: NOW, format: 'parquet' as const }
+    for (const table of ['groups', 'profiles'] as const) {
+      const path = join(dir, `${table}.parquet`)
+      await rt.engine.client.command({
+        query: `INSERT INTO FUNCTION file({path:String}, Parquet) SELECT * FROM ${table} FINAL WHERE project_id = {p:String}`,
+        query_params: { path, p: PROJECT },
+      })
+      await importEntities(rt.engine, table, path, opts)
+    }
+    const read = (sql: string) => rt.runner.rows<Record<string, unknown>>({ name: 'test', sql, params: { p: copy } }, { timeoutS: 30 })
+    const groups = await read('SELECT id, type, name, properties, toString(created_at) AS created_at, version FROM groups FINAL WHERE project_id = {p:String} ORDER BY id')
+    const latest = (id: string) => GROUPS.filter((g) => g.id === id).at(-1)!
+    expect(groups).toEqual(
+      Object.keys(LIVE)
+        .sort()
+        .map((id) => ({ id, ...LIVE[id], created_at: latest(id).createdAt.replace('T', ' ').replace('Z', ''), version: Date.parse(latest(id).updatedAt) })),
+    )
+    const profiles = await read('SELECT id, first_name, groups, properties FROM profiles FINAL WHERE project_id = {p:String} ORDER BY id')
+    expect(profiles).toEqual([
+      { id: 'u1', first_name: 'Alice', groups: ['acme'], properties: { 'address.city': 'Stockholm' } },
+      { id: 'u2', first_name: 'Bob', groups: ['acme', 'eng'], properties: { 'address.city': 'Oslo', plan: 'x' } },
+      { id: 'u3', first_name: 'Carol', groups: ['globex'], properties: {} },
+      { id: 'u4', first_name: 'Dan', groups: [], properties: {} },
+    ])
+  })
+
   it('gives each session the union of its events groups', async () => {
     const rows = await rt.runner.rows<{ id: string; sorted: string[] }>(
       { name: 'test', sql: `SELECT id, arraySort(groups) AS sorted FROM sessions FINAL WHERE project_id = {p:String} ORDER BY id`, params: { p: PROJECT } },
