@@ -546,6 +546,29 @@ describe('GET /insights/{projectId}/sessions', () => {
   })
 })
 
+describe('profile.* and has_profile on the session-based insights routes', () => {
+  it('keep the sessions with an event of a matching profile', async () => {
+    const inWin = sessions.filter((x) => inWindow(x))
+    const cases = [
+      [{ name: 'profile.properties.tier', operator: 'is', value: ['gold'] }, (e: Row) => stored(e.profile_id)?.properties.tier === 'gold'],
+      [{ name: 'has_profile', operator: 'is', value: ['false'] }, (e: Row) => e.profile_id === e.device_id],
+    ] as const
+    for (const [filter, keep] of cases) {
+      const { status, body } = await get('metrics', { range: '30d', filters: [filter] })
+      expect(status, JSON.stringify(body)).toBe(200)
+      const kept = inWin.filter((x) => x.events.some(keep))
+      expect(kept.length).toBeLessThan(inWin.length)
+      expect(body.metrics.total_sessions, JSON.stringify(filter)).toBe(kept.length)
+      // The breakdown names an empty country null.
+      const byCountry = await get('country', { range: '30d', filters: [filter], limit: 100 })
+      const counts = groupBy(kept, (x) => x.country)
+      expect(Object.fromEntries(byCountry.body.map((r: { name: string | null; sessions: number }) => [r.name ?? '', r.sessions]))).toEqual(
+        Object.fromEntries([...counts].map(([k, v]) => [k, v.length])),
+      )
+    }
+  })
+})
+
 describe('profile.* and has_profile on the exports; the profile and meta objects', () => {
   async function exportPage(params: Record<string, unknown>) {
     const res = await app.request(`/export/events?${q({ start: '2026-01-01', end: '2026-03-31', limit: 1000, ...params })}`, { headers })
