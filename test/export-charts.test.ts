@@ -442,6 +442,19 @@ describe('GET /export/charts', () => {
       expect(shape(body)).toEqual(want(top, '*', ['profile_id']))
     })
 
+    it('limit out of range is clamped, as OpenPanel (which ignores it) would answer, and X-Quarry-Clamped says so', async () => {
+      const spec: SeriesSpec = { name: '*' }
+      const groups = expected(spec, START, END, 'day', ['profile_id'])
+      const top = [...groups].sort((a, b) => sum(b.values) - sum(a.values) || (a.labels[0]! < b.labels[0]! ? -1 : 1))
+      const low = await chart({ ...WINDOW, series: [spec], breakdowns: [{ name: 'profile_id' }], limit: '0' })
+      expect([low.status, low.headers.get('x-quarry-clamped')]).toEqual([200, 'limit=1'])
+      expect(shape(low.body)).toEqual(want(top.slice(0, 1), '*', ['profile_id']))
+      const high = await chart({ ...WINDOW, series: [spec], breakdowns: [{ name: 'profile_id' }], limit: '5000' })
+      expect([high.status, high.headers.get('x-quarry-clamped')]).toEqual([200, 'limit=1000'])
+      // Every group (fewer than 1000); the one of empty profile ids has no profiles, so no count.
+      expect(shape(high.body)).toEqual(want(top.slice(0, 1000), '*', ['profile_id']).map((g) => ({ ...g, count: g.count || undefined })))
+    })
+
     it('limit applies per series, and several series keep their letters', async () => {
       const { body } = await chart({
         ...WINDOW,
@@ -521,8 +534,7 @@ describe('GET /export/charts', () => {
       ['an unknown property', { series: [{ name: 'x', segment: 'property_max', property: 'os' }] }, 'series.0.property'],
       ['an unknown parameter', { series: [{ name: 'x' }], chartTyp: 'linear' }, 'chartTyp'],
       ['an unknown series key', { series: [{ name: 'x', colour: 'red' }] }, 'series.0.colour'],
-      ['limit above 1000', { series: [{ name: 'x' }], limit: '1001' }, 'limit'],
-      ['limit 0', { series: [{ name: 'x' }], limit: '0' }, 'limit'],
+      ['limit not a number', { series: [{ name: 'x' }], limit: 'many' }, 'limit'],
       ['series not JSON', { series: '[{name:' }, 'series'],
       ['previous not a boolean', { series: [{ name: 'x' }], previous: 'yes' }, 'previous'],
     ]

@@ -236,7 +236,7 @@ const CASES = new Map<string, RouteCase>([
   exportRoute(
     'charts',
     `series=${encodeURIComponent(JSON.stringify([{ name: 'screen_view' }, { name: '*', segment: 'user' }]))}&breakdowns=${encodeURIComponent('[{"name":"country"}]')}&previous=true`,
-    'interval=fortnight&limit=0',
+    'interval=fortnight&limit=x',
     ['interval', 'limit'],
   ),
   exportRoute('events', 'limit=2&includes=profile', 'limit=x&format=xml', ['limit', 'format']),
@@ -453,6 +453,9 @@ describe('real responses match the document', () => {
     }
     expect(await body('/healthcheck', await app.request('/healthcheck'), 200)).toMatchObject({ ready: true })
     expect(await body('/healthz/live', await app.request('/healthz/live'), 200)).toEqual({ live: true })
+    // OpenPanel's documentation paths: the reference page and this document.
+    expect((await validator.check('get', '/documentation', await app.request('/documentation'))).status).toBe(200)
+    expect(await body('/documentation/json', await app.request('/documentation/json'), 200)).toMatchObject({ openapi: '3.1.0' })
     const stopping = new AbortController()
     const stoppable = testApp(rt, { shutdown: stopping.signal })
     expect(await body('/healthz/ready', await stoppable.request('/healthz/ready'), 200)).toEqual({ ready: true })

@@ -29,7 +29,8 @@ export interface MemberRow {
   email: string
   avatar: string
   is_external: boolean
-  properties: Record<string, string>
+  /** Nested at the dots of the stored keys. */
+  properties: Record<string, unknown>
   created_at: string
   last_seen_at: string
   groups: string[]
@@ -72,30 +73,7 @@ export const shapeGroup = (row: GroupRow) => ({
   updatedAt: new Date(Number(row.version)).toISOString(),
 })
 
-export type NestedProperties = { [key: string]: string | NestedProperties }
-
-/**
- * Stored (flattened, dotted) properties as the nested object OpenPanel's profiles carry:
- * `{"address.city": "Oslo"}` → `{address: {city: "Oslo"}}`. Where a key is both a value and a
- * prefix (`a` and `a.b`), the nested keys win. Null-prototype objects: a key is only ever data.
- */
-export function nestProperties(flat: Readonly<Record<string, string>>): NestedProperties {
-  const root: NestedProperties = Object.create(null)
-  for (const key of Object.keys(flat).sort()) {
-    const parts = key.split('.')
-    let node = root
-    for (const part of parts.slice(0, -1)) {
-      const next = node[part]
-      if (typeof next === 'object') node = next
-      else node = node[part] = Object.create(null) as NestedProperties
-    }
-    const last = parts[parts.length - 1]!
-    if (typeof node[last] !== 'object') node[last] = flat[key]!
-  }
-  return root
-}
-
-/** A member as OpenPanel's profile service shapes it (camelCase, nested properties). */
+/** A member as OpenPanel's profile service shapes it (camelCase). */
 export const shapeMember = (row: MemberRow, projectId: string) => ({
   id: row.id,
   firstName: row.first_name,
@@ -103,7 +81,7 @@ export const shapeMember = (row: MemberRow, projectId: string) => ({
   email: row.email,
   avatar: row.avatar,
   isExternal: row.is_external,
-  properties: nestProperties(row.properties),
+  properties: row.properties,
   createdAt: iso(row.created_at),
   lastSeenAt: iso(row.last_seen_at),
   projectId,

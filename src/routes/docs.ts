@@ -130,9 +130,9 @@ export function mountDocs(app: OpenAPIHono<AppEnv>, version: string) {
   registry.registerPath({
     method: 'get',
     path: '/documentation',
-    summary: "The API reference (OpenPanel's path): redirects to /docs",
+    summary: "The API reference (OpenPanel's path; also at /docs)",
     tags: ['system'],
-    responses: { 302: { description: 'Location: /docs' } },
+    responses: { 200: { description: 'The reference page', content: { 'text/html': { schema: { type: 'string' } } } } },
   })
   registry.registerPath({
     method: 'get',
@@ -161,7 +161,7 @@ export function mountDocs(app: OpenAPIHono<AppEnv>, version: string) {
   app.get('/openapi.json', openapi)
   app.get('/documentation/json', openapi)
   app.get('/docs', (c) => c.html(DOCS_PAGE))
-  app.get('/documentation', (c) => c.redirect('/docs', 302))
+  app.get('/documentation', (c) => c.html(DOCS_PAGE))
   let bundle: Promise<Buffer> | undefined
   app.get('/docs/scalar.js', async (c) => {
     bundle ??= readFile(SCALAR_BUNDLE)

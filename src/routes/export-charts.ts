@@ -25,7 +25,7 @@ import { INTERVALS, isoWithOffset, MAX_BUCKETS, resolveRange } from '../query/ti
 import { headRoute, STREAMED_CONTENT, streamedExport } from './export-streamed.ts'
 import type { SealedHistory } from '../services/sealed/index.ts'
 import { API_ERRORS, errorResponses, RANGE_HEADERS, SEALED_HEADERS, SECURITY } from './openapi-shared.ts'
-import { anyText, FiltersSchema, ignoredParam, rangeHeaders, windowParams } from './params.ts'
+import { anyText, CLAMPED_HEADER_DOC, clampParam, FiltersSchema, ignoredParam, rangeHeaders, windowParams } from './params.ts'
 import { noteIgnored } from '../http/ignored.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
 import { sealedBuildFor } from './sealed-build.ts'
@@ -98,10 +98,10 @@ const ChartsQuery = z
     limit: z.coerce
       .number()
       .int()
-      .min(1)
-      .max(MAX_BREAKDOWN_SERIES)
       .default(DEFAULT_BREAKDOWN_SERIES)
-      .openapi({ description: 'Breakdown groups kept per series, the top ones by sum' }),
+      .openapi({
+        description: `Breakdown groups kept per series, the top ones by sum: 1–${MAX_BREAKDOWN_SERIES}; outside, clamped (OpenPanel ignores it) and said in X-Quarry-Clamped`,
+      }),
     interval: z.enum(INTERVALS).default('day').openapi({ description: `Bucket size; at most ${MAX_BUCKETS} buckets` }),
     ...windowParams('30d'),
     previous: z.enum(['true', 'false']).optional().openapi({ description: 'Add the period of equal length just before' }),
@@ -157,6 +157,7 @@ const chartsRoute = createRoute({
       headers: {
         ...RANGE_HEADERS,
         ...SEALED_HEADERS,
+        ...CLAMPED_HEADER_DOC,
         'X-Quarry-Previous-Range': {
           description: 'With previous=true: the previous window <start>/<end>, ISO 8601 with offsets; the end is exclusive',
           schema: { type: 'string' as const },
@@ -183,6 +184,7 @@ export function exportChartsRoutes(deps: ExportChartsDeps) {
 
     const requested = q.series ?? q.events ?? []
     const breakdowns = (q.breakdowns ?? []).map((b) => b.name)
+    const limit = clampParam(c, 'limit', q.limit, MAX_BREAKDOWN_SERIES)
     const listName = q.series ? 'series' : 'events'
     // As OpenPanel: a property segment without a property counts events.
     const countsInstead = (s: (typeof requested)[number]) => PROPERTY_SEGMENTS.has(s.segment as Segment) && s.property === undefined
@@ -197,7 +199,7 @@ export function exportChartsRoutes(deps: ExportChartsDeps) {
       segment: countsInstead(s) ? 'event' : (s.segment as Segment),
       property: s.property,
       breakdowns,
-      limit: q.limit,
+      limit,
       path: `${listName}.${i}`,
     }))
     const statements = series.map(chartSeriesStatement)

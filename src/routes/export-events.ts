@@ -22,7 +22,7 @@ import { fingerprint } from '../query/pagination.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
 import { API_ERRORS, errorResponses, PAGE_HEADERS, RANGE_HEADERS, SECURITY } from './openapi-shared.ts'
 import { headRoute, STREAMED_CONTENT, streamedExport } from './export-streamed.ts'
-import { FiltersSchema, rangeHeaders } from './params.ts'
+import { CLAMPED_HEADER_DOC, clampParam, FiltersSchema, rangeHeaders } from './params.ts'
 import { noteIgnored } from '../http/ignored.ts'
 
 export interface ExportEventsDeps {
@@ -125,15 +125,6 @@ const fileStamp = (t: DateTime) => t.toUTC().toFormat("yyyyLLdd'T'HHmmss'Z'")
 /** The resolved window, as every export response states it. */
 const windowHeaders = (window: ExportWindow) => rangeHeaders(window.from, window.to, window.timezone)
 
-/** OpenPanel clamps limit and page into range instead of refusing them; Quarry does too, and says so. */
-function clamp(c: Context<AppEnv>, name: 'limit' | 'page', value: number, max: number): number {
-  const clamped = Math.min(max, Math.max(1, value))
-  if (clamped !== value) c.header(CLAMPED_HEADER, `${name}=${clamped}`, { append: true })
-  return clamped
-}
-
-const CLAMPED_HEADER = 'X-Quarry-Clamped'
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const exportEventsRoute = createRoute({
@@ -153,10 +144,7 @@ const exportEventsRoute = createRoute({
       headers: {
         ...RANGE_HEADERS,
         ...PAGE_HEADERS,
-        [CLAMPED_HEADER]: {
-          description: 'Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated)',
-          schema: { type: 'string' as const },
-        },
+        ...CLAMPED_HEADER_DOC,
       },
       content: {
         'application/json': { schema: ExportEventsBody },
@@ -214,10 +202,10 @@ export function exportEventsRoutes(deps: ExportEventsDeps) {
     if (q.cursor !== undefined && q.page !== undefined) {
       throw invalidParameters([{ path: 'page', message: 'use either page or cursor' }])
     }
-    const limit = clamp(c, 'limit', q.limit ?? DEFAULT_LIMIT, MAX_LIMIT)
+    const limit = clampParam(c, 'limit', q.limit ?? DEFAULT_LIMIT, MAX_LIMIT)
     const position = q.cursor !== undefined ? readCursor(q.cursor, fp, deps.signingKey) : undefined
     const window = position?.window ?? resolveExportWindow(q.start, q.end, project.timezone, deps.now())
-    const current = position?.page ?? clamp(c, 'page', q.page ?? 1, MAX_PAGE)
+    const current = position?.page ?? clampParam(c, 'page', q.page ?? 1, MAX_PAGE)
     const req: ExportEventsRequest = {
       ...base,
       window,

@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import type { AppEnv } from '../app-env.ts'
 import { Ignored } from '../http/ignored.ts'
 import { isValidTimezone } from '../projects.ts'
 import { MAX_FILTERS, MAX_FILTER_VALUES, OPERATORS, type Filter } from '../query/filters.ts'
@@ -13,6 +15,23 @@ export const ignoredParam = <T extends z.ZodType>(schema: T, what: string) =>
   schema
     .transform((value) => new Ignored(value))
     .openapi({ description: `Accepted and ignored, as OpenPanel does (${what}); named in X-Quarry-Ignored` })
+
+/** Says which out-of-range limit or page was clamped, and to what (CLAMPED_HEADER_DOC). */
+export const CLAMPED_HEADER = 'X-Quarry-Clamped'
+
+export const CLAMPED_HEADER_DOC = {
+  [CLAMPED_HEADER]: {
+    description: 'Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated)',
+    schema: { type: 'string' as const },
+  },
+}
+
+/** OpenPanel clamps a limit or page into range instead of refusing it; Quarry does too, and says so. */
+export function clampParam(c: Context<AppEnv>, name: string, value: number, max: number): number {
+  const clamped = Math.min(max, Math.max(1, value))
+  if (clamped !== value) c.header(CLAMPED_HEADER, `${name}=${clamped}`, { append: true })
+  return clamped
+}
 
 /** What OpenPanel takes for a parameter it ignores: any text, or the key repeated. */
 export const anyText = z.union([z.string().max(4096), z.array(z.string().max(4096)).max(100)])

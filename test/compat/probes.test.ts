@@ -103,9 +103,10 @@ describe('health probes', () => {
 })
 
 describe('documentation at OpenPanel paths', () => {
-  it('/documentation leads to the reference and /documentation/json is the OpenAPI document', async () => {
-    const page = await fetch(`${base}/documentation`, { redirect: 'manual' })
-    expect([page.status, page.headers.get('location')]).toEqual([302, '/docs'])
+  it('/documentation is the reference page and /documentation/json the OpenAPI document', async () => {
+    const page = await api().GET('/documentation', { parseAs: 'text' })
+    expect([page.response.status, page.response.headers.get('content-type')]).toEqual([200, 'text/html; charset=UTF-8'])
+    expect(page.data).toBe(await (await fetch(`${base}/docs`)).text())
     const doc = await api().GET('/documentation/json')
     expect(doc.response.status).toBe(200)
     expect(doc.data).toEqual(await (await fetch(`${base}/openapi.json`)).json())

@@ -12191,8 +12191,8 @@ export interface paths {
                         /** @description Ignored; accepted because OpenPanel clients send it (the breakdown id of the dashboard) */
                         id?: string;
                     }[];
-                    /** @description Breakdown groups kept per series, the top ones by sum */
-                    limit?: number;
+                    /** @description Breakdown groups kept per series, the top ones by sum: 1–1000; outside, clamped (OpenPanel ignores it) and said in X-Quarry-Clamped */
+                    limit?: number | null;
                     /** @description Bucket size; at most 10000 buckets */
                     interval?: "minute" | "hour" | "day" | "week" | "month";
                     /** @description Named range in the project timezone; default 30d */
@@ -12254,6 +12254,8 @@ export interface paths {
                 };
                 /** @description Bad Request */
                 400: {
+                        /** @description Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated) */
+                        "X-Quarry-Clamped"?: string;
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
@@ -12458,8 +12460,8 @@ export interface paths {
                         /** @description Ignored; accepted because OpenPanel clients send it (the breakdown id of the dashboard) */
                         id?: string;
                     }[];
-                    /** @description Breakdown groups kept per series, the top ones by sum */
-                    limit?: number;
+                    /** @description Breakdown groups kept per series, the top ones by sum: 1–1000; outside, clamped (OpenPanel ignores it) and said in X-Quarry-Clamped */
+                    limit?: number | null;
                     /** @description Bucket size; at most 10000 buckets */
                     interval?: "minute" | "hour" | "day" | "week" | "month";
                     /** @description Named range in the project timezone; default 30d */
@@ -12521,6 +12523,8 @@ export interface paths {
                 };
                 /** @description Bad Request */
                 400: {
+                        /** @description Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated) */
+                        "X-Quarry-Clamped"?: string;
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
@@ -13678,7 +13682,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The API reference (OpenPanel's path): redirects to /docs */
+        /** The API reference (OpenPanel's path; also at /docs) */
         get: {
             parameters: {
                 query?: never;
@@ -13688,13 +13692,15 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Location: /docs */
-                302: {
+                /** @description The reference page */
+                200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "text/html": string;
+                    };
                 };
             };
         };
