@@ -6188,6 +6188,8 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
                     /** @description Bucket size of the series; weeks start on Monday */
                     interval?: "hour" | "day" | "week" | "month";
                     /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
@@ -6438,6 +6440,8 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
                     /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
                     explain?: "sql";
                 };
@@ -6686,6 +6690,8 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
                     /** @description Rank the sessions' first (entry) or last (exit) page */
                     mode?: "entry" | "exit";
                     /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
@@ -6936,6 +6942,8 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
                     /** @description Keep the pages whose path, origin or title contains this text (case-sensitive; % and _ are literal) */
                     search?: string;
                     sortBy?: "sessions" | "pageviews" | "bounce_rate" | "avg_duration";
@@ -7189,6 +7197,8 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
                     /** @description The session attribute to group by; default referrer_name */
                     breakdown?: "referrer_name" | "referrer_type" | "referrer" | "utm_source" | "utm_medium" | "utm_campaign";
                     /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
@@ -7439,6 +7449,8 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
                     /** @description The session attribute to group by; default country */
                     breakdown?: "country" | "region" | "city";
                     /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
@@ -7689,6 +7701,8 @@ export interface paths {
                     endDate?: string;
                     /** @description IANA name overriding the project's timezone for this request */
                     timezone?: string;
+                    /** @description JSON array of {name, operator, value[]}, URL-encoded, or bracket notation filters[0][name]=…&filters[0][operator]=…&filters[0][value][0]=…. Names: events columns, utm_source|utm_medium|utm_campaign|utm_term|utm_content, properties.<key>, profile.<column>|profile.properties.<key> (the stored profile of the profile_id), has_profile (true|false). Several filters AND; several values OR, except isNot and doesNotContain whose values AND. */
+                    filters?: components["schemas"]["Filter"][];
                     /** @description The session attribute to group by; default device */
                     breakdown?: "device" | "browser" | "os";
                     /** @description Root clients only: answer an `Explain` object ({sql, params}: the statements and bound parameters the request would run) instead of the data */
@@ -12240,6 +12254,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated) */
+                        "X-Quarry-Clamped"?: string;
                         /** @description With previous=true: the previous window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Previous-Range"?: string;
                         [name: string]: unknown;
@@ -12254,8 +12270,6 @@ export interface paths {
                 };
                 /** @description Bad Request */
                 400: {
-                        /** @description Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated) */
-                        "X-Quarry-Clamped"?: string;
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
@@ -12509,6 +12523,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated) */
+                        "X-Quarry-Clamped"?: string;
                         /** @description With previous=true: the previous window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
                         "X-Quarry-Previous-Range"?: string;
                         /** @description The exact number of rows the same GET would stream (events, or chart points) */
@@ -12523,8 +12539,6 @@ export interface paths {
                 };
                 /** @description Bad Request */
                 400: {
-                        /** @description Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated) */
-                        "X-Quarry-Clamped"?: string;
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "Server-Timing": components["headers"]["Server-Timing"];
