@@ -1,8 +1,8 @@
 -- /insights/{projectId}/user_flow: per unit (a session, or a person) its event names in time
 -- order (ties by name), consecutive repeats collapsed; the units that have the start event (and
 -- the end event with mode=between) keep the path the mode cuts from them; the three most frequent
--- first names of those paths are the entries. Rows: one per entry (kind 'entry') and one per
--- transition (source, target, position) over the paths that begin with an entry (kind 'link').
+-- first names of those paths are the entries. Rows: one per entry (kind 'entry', position 0) and
+-- one per transition (source, target, position) over the paths that begin with an entry (kind 'link').
 -- src/query/product/sankey.ts builds the graph from them.
 --
 -- Fragment slots (src/query/product/user-flow.ts): unit and links as in insights_funnel.sql;
@@ -19,20 +19,22 @@ WITH
       {{names}}
       {{filters}}
     GROUP BY unit
-  ),
-  paths AS (
-    SELECT path FROM (SELECT {{path}} AS path FROM units WHERE {{keep}}) WHERE length(path) >= 2
-  ),
-  entries AS (
-    SELECT path[1] AS entry, count() AS units FROM paths GROUP BY entry ORDER BY units DESC, entry LIMIT 3
   )
-SELECT 'entry' AS kind, entry AS source, '' AS target, toUInt32(0) AS position, units FROM entries
-UNION ALL
-SELECT 'link' AS kind, source, target, position, count() AS units
+-- One pass over the paths (a CTE read twice is computed twice): per first name, its paths (position
+-- 0) and its transitions; the three first names with the most paths are kept.
+SELECT if(position = 0, 'entry', 'link') AS kind, source, target, position, sum(units) AS units
 FROM (
-  SELECT path[position] AS source, path[position + 1] AS target, position
-  FROM paths
-  ARRAY JOIN arrayEnumerate(arrayPopBack(path)) AS position
-  WHERE path[1] IN (SELECT entry FROM entries)
+  SELECT source, target, position, units, dense_rank() OVER (ORDER BY entry_units DESC, entry) AS entry_rank
+  FROM (
+    SELECT entry, source, target, position, units, sumIf(units, position = 0) OVER (PARTITION BY entry) AS entry_units
+    FROM (
+      SELECT path[1] AS entry, if(position = 0, entry, path[position]) AS source, if(position = 0, '', path[position + 1]) AS target,
+        position, count() AS units
+      FROM (SELECT path FROM (SELECT {{path}} AS path FROM units WHERE {{keep}}) WHERE length(path) >= 2)
+      ARRAY JOIN arrayConcat([0], arrayEnumerate(arrayPopBack(path))) AS position
+      GROUP BY entry, source, target, position
+    )
+  )
 )
-GROUP BY source, target, position
+WHERE entry_rank <= 3
+GROUP BY kind, source, target, position

@@ -1,0 +1,143 @@
+/**
+ * Latency of the product-analytics routes (issue 21) over real HTTP against a seeded data
+ * directory, cache off, every cell's requests interleaved with the others' in a rotating order so
+ * that a loaded machine weighs on all of them alike. The clock is pinned half an hour after the
+ * project's last event (the windows then end where the data does) and the project's sealed
+ * history is built first (timed), as `quarry serve` would have it. Per cell: p50/p90/p99 over
+ * HTTP, the server's `db` time and what the statement read (X-Quarry-Stats), with the load average.
+ *   QUARRY_DATA_DIR=… npx tsx benchmarks/product-latency.ts --project pl [--runs 50] [--out product-latency] [--reuse]
+ */
+import { writeFileSync } from 'node:fs'
+import { cpus, loadavg, totalmem } from 'node:os'
+import { parseArgs } from 'node:util'
+import { DateTime } from 'luxon'
+import { buildApp } from '../src/app.ts'
+import { createClientRow } from '../src/auth/clients.ts'
+import { loadConfig } from '../src/config.ts'
+import { createLogger } from '../src/log.ts'
+import { openRuntime } from '../src/runtime.ts'
+import { listen } from '../src/server.ts'
+import { sealedLatestStatement, type SealedLatestRow } from '../src/query/sealed.ts'
+import { SealedHistory } from '../src/services/sealed/index.ts'
+import { agent, get } from './lib/http.mjs'
+import { round, summarize } from './lib/stats.ts'
+
+const { values } = parseArgs({
+  options: {
+    project: { type: 'string', default: 'pl' },
+    runs: { type: 'string', default: '50' },
+    out: { type: 'string', default: 'product-latency' },
+    reuse: { type: 'boolean', default: false },
+  },
+})
+const project = values.project!
+const runs = Number(values.runs)
+const warmup = Math.min(2, runs)
+const load = () => loadavg().map((l) => round(l, 2))
+const loadAtStart = load()
+const config = { ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_SEALED: false, QUARRY_PAGE_ROLLUPS: false }
+const rt = await openRuntime(config, createLogger('warn'))
+const [last] = await rt.runner.rows<{ last: string; events: number }>(
+  { name: 'last', sql: 'SELECT max(created_at) AS last, count() AS events FROM events WHERE project_id = {p:String}', params: { p: project } },
+  { timeoutS: 600 },
+)
+const clock = DateTime.fromSQL(last!.last, { zone: 'UTC' }).plus({ minutes: 30 })
+const now = () => clock.toJSDate()
+const sealed = new SealedHistory({ runner: rt.runner, logger: rt.logger, now, queryTimeoutS: 60, rebuildIntervalMs: 3_600_000 })
+// --reuse keeps a build made for the same clock by an earlier run (the data does not change between runs).
+const [kept] = values.reuse ? await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(project), { timeoutS: 60 }) : []
+const buildStarted = performance.now()
+if (!kept) await sealed.build(project)
+const sealedBuildMs = kept ? null : Math.round(performance.now() - buildStarted)
+console.log(`sealed ${project} (${last!.events} events): ${kept ? 'reused' : `${sealedBuildMs} ms`}`)
+
+const client = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: 'bench-product' })
+const headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
+const app = buildApp({ config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, now, sealed, metrics: false })
+const eventsOnly = buildApp({ config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, now, metrics: false })
+const servers = { sealed: await listen(app, '127.0.0.1', 0), events: await listen(eventsOnly, '127.0.0.1', 0) }
+const keepAlive = agent(1)
+
+const window30 = `range=30d`
+const steps = (names: string[]) => names.map((n) => `steps=${n}`).join('&')
+const FUNNEL3 = steps(['screen_view', 'add_to_cart', 'checkout'])
+const FUNNEL5 = steps(['screen_view', 'search', 'add_to_cart', 'checkout', 'revenue'])
+/** Each cell: the route with its query, and which app answers it (the sealed one unless said). */
+const cells: { name: string; path: string; server?: 'events' }[] = [
+  { name: 'funnel 3 steps, session, 30d', path: `funnel?${window30}&${FUNNEL3}` },
+  { name: 'funnel 5 steps, session, 30d', path: `funnel?${window30}&${FUNNEL5}` },
+  { name: 'funnel 3 steps, profile, 30d', path: `funnel?${window30}&${FUNNEL3}&groupBy=profile_id` },
+  { name: 'funnel 5 steps, profile, 30d', path: `funnel?${window30}&${FUNNEL5}&groupBy=profile_id` },
+  { name: 'retention, all time (sealed)', path: 'retention' },
+  { name: 'retention, all time (events)', path: 'retention', server: 'events' },
+  { name: 'retention/cohort, 13 weeks (sealed)', path: 'retention/cohort' },
+  { name: 'retention/cohort, 13 weeks (events)', path: 'retention/cohort', server: 'events' },
+  { name: 'active_users?days=30 (sealed)', path: 'active_users?days=30' },
+  { name: 'active_users?days=30 (events)', path: 'active_users?days=30', server: 'events' },
+  { name: 'active_users?days=30, 30d window (sealed)', path: `active_users?days=30&${window30}` },
+  { name: 'engagement (sealed)', path: 'engagement' },
+  { name: 'engagement (events)', path: 'engagement', server: 'events' },
+  { name: 'user_flow 5 steps, 30d', path: `user_flow?${window30}&startEvent=screen_view&steps=5` },
+]
+
+const samples = cells.map(() => ({ ms: [] as number[], db: [] as number[], rows: 0, bytes: 0, sealedUntil: false, loads: [] as number[], timeouts: 0 }))
+for (let i = 0; i < runs + warmup; i++) {
+  for (let k = 0; k < cells.length; k++) {
+    const index = (i + k) % cells.length
+    const cell = cells[index]!
+    const server = servers[cell.server ?? 'sealed']
+    const res = await get(`http://127.0.0.1:${server.port}/insights/${project}/${cell.path}`, headers, keepAlive)
+    const s = samples[index]!
+    // A statement past the query timeout (QUARRY_QUERY_TIMEOUT_S) is a 504: counted, not timed.
+    if (res.status !== 200) {
+      if (res.status !== 504) throw new Error(`${cell.name}: ${res.status} ${res.body.toString().slice(0, 300)}`)
+      s.timeouts++
+      continue
+    }
+    if (i < warmup) continue
+    s.ms.push(res.ms)
+    s.db.push(Number(/db;dur=([\d.]+)/.exec(String(res.headers['server-timing'] ?? ''))?.[1] ?? NaN))
+    const stats = String(res.headers['x-quarry-stats'] ?? '')
+    s.rows = Number(/rows_read=(\d+)/.exec(stats)?.[1] ?? 0)
+    s.bytes = Number(/bytes_read=(\d+)/.exec(stats)?.[1] ?? 0)
+    s.sealedUntil = res.headers['x-quarry-sealed-until'] !== undefined
+    s.loads.push(loadavg()[0]!)
+  }
+  console.log(`round ${i + 1} of ${runs + warmup}, load ${load().join(' ')}`)
+}
+
+const results = cells.map((cell, i) => {
+  const s = samples[i]!
+  const http = summarize(s.ms)
+  return {
+    cell: cell.name,
+    path: cell.path,
+    http_p50_ms: http.p50,
+    http_p90_ms: http.p90,
+    http_p99_ms: http.p99,
+    db_p50_ms: summarize(s.db).p50,
+    rows_read: s.rows,
+    mb_read: round(s.bytes / 2 ** 20, 1),
+    sealed: s.sealedUntil,
+    timeouts: s.timeouts,
+    load1_mean: round(s.loads.reduce((a, b) => a + b, 0) / s.loads.length, 2),
+  }
+})
+for (const r of results) console.log(JSON.stringify(r))
+const report = {
+  date: new Date().toISOString(),
+  machine: { cores: cpus().length, model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30) },
+  engine: rt.engine.mode,
+  project,
+  events: last!.events,
+  clock: clock.toISO(),
+  runs,
+  sealed_build_ms: sealedBuildMs,
+  load_average: { start: loadAtStart, end: load() },
+  results,
+}
+writeFileSync(new URL(`./results/${values.out}.json`, import.meta.url), `${JSON.stringify(report, null, 2)}\n`)
+await servers.sealed.shutdown(1000)
+await servers.events.shutdown(1000)
+sealed.stop()
+await rt.close()

@@ -1,0 +1,84 @@
+/**
+ * Where the product routes' time goes on a seeded project: each statement beside the parts it is
+ * made of (the scan alone, the grouping per unit, the person links), medians of --runs runs in
+ * process on the engine's client (no HTTP, no gate). Same clock and windows as product-latency.ts.
+ *   QUARRY_DATA_DIR=… npx tsx benchmarks/product-profile.ts --project pl [--runs 3]
+ */
+import { loadavg } from 'node:os'
+import { parseArgs } from 'node:util'
+import { DateTime } from 'luxon'
+import type { Statement } from '../src/clickhouse/run.ts'
+import { loadConfig } from '../src/config.ts'
+import { createLogger } from '../src/log.ts'
+import { activeUsersStatement, sealedActiveUsers } from '../src/query/product/active-users.ts'
+import { funnelStatement } from '../src/query/product/funnel.ts'
+import { flowStatement } from '../src/query/product/user-flow.ts'
+import { allTime, productRange } from '../src/query/product/window.ts'
+import { readSealedLatest, sealedLatestStatement, type SealedLatestRow } from '../src/query/sealed.ts'
+import { renderSql } from '../src/query/sql-templates.ts'
+import { clickhouseInstant } from '../src/query/time-range.ts'
+import { openRuntime } from '../src/runtime.ts'
+import { round } from './lib/stats.ts'
+
+const { values } = parseArgs({ options: { project: { type: 'string', default: 'pl' }, runs: { type: 'string', default: '3' } } })
+const project = values.project!
+const rt = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_SEALED: false, QUARRY_PAGE_ROLLUPS: false }, createLogger('warn'))
+const [last] = await rt.runner.rows<{ last: string }>({ name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } }, { timeoutS: 600 })
+const now = DateTime.fromSQL(last!.last, { zone: 'UTC' }).plus({ minutes: 30 }).toJSDate()
+const [row] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(project), { timeoutS: 60 })
+const build = readSealedLatest(row)?.build
+const range = productRange({ range: '30d' }, 'UTC', now, '30d')
+const window = { project, from: clickhouseInstant(range.start), to: clickhouseInstant(range.end) }
+const where = "project_id = {project:String} AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}"
+const steps = ['screen_view', 'add_to_cart', 'checkout']
+const part = (name: string, sql: string, params: Record<string, unknown> = window): Statement => ({ name, sql, params })
+
+const unit = { projectId: project, range, filters: [], groupBy: 'session_id' as const }
+const parts: Statement[] = [
+  part('scan: events of the 3 steps, 30d', `SELECT count() FROM events WHERE ${where} AND name IN {steps:Array(String)}`, { ...window, steps }),
+  part('group: those events per session', `SELECT count() FROM (SELECT session_id, count() FROM events WHERE ${where} AND name IN {steps:Array(String)} GROUP BY session_id)`, { ...window, steps }),
+  funnelStatement({ ...unit, steps, windowHours: 24 }),
+  part('links: device -> person, 30d', `SELECT count() FROM (SELECT device_id, argMin(profile_id, created_at) FROM events WHERE ${where} AND profile_id != device_id AND profile_id != '' GROUP BY device_id)`),
+  { ...funnelStatement({ ...unit, groupBy: 'profile_id', steps, windowHours: 24 }), name: 'insights_funnel (profile)' },
+  part('group: every event per session as (time, name), 30d', `SELECT count() FROM (SELECT session_id, groupArray((created_at, name)) FROM events WHERE ${where} GROUP BY session_id)`),
+  flowStatement({ ...unit, startEvent: 'screen_view', mode: 'after', steps: 5, include: [], exclude: [] }),
+  { ...activeUsersStatement({ projectId: project, range: allTime(now, 'UTC'), days: 30, allTime: true }), name: 'insights_active_users (all time, events)' },
+]
+if (build) {
+  const at = (r: typeof range, allTimeWindow: boolean, label: string) => ({ ...sealedActiveUsers({ projectId: project, range: r, days: 30, allTime: allTimeWindow })!(build), name: label })
+  parts.push(at(allTime(now, 'UTC'), true, 'insights_active_users_sealed (all time)'), at(range, false, 'insights_active_users_sealed (30d)'))
+}
+
+const runs = Number(values.runs)
+console.log(`load ${loadavg().map((l) => round(l, 2)).join(' ')}`)
+for (const statement of parts) {
+  const times: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now()
+    try {
+      await rt.runner.rows(statement, { timeoutS: 30 })
+      times.push(performance.now() - started)
+    } catch (err) {
+      times.push(Infinity)
+      console.log(`${statement.name}: ${String(err).slice(0, 120)}`)
+    }
+  }
+  times.sort((a, b) => a - b)
+  console.log(`${statement.name}: median ${round(times[Math.floor(times.length / 2)]!, 0)} ms (${times.map((t) => round(t, 0)).join(', ')})`)
+}
+// What migration 020 adds to a build: the identified rollups of the whole history, written under a
+// scratch version and dropped again.
+if (build) {
+  const scratch = { project, version: 1, closed: clickhouseInstant(build.closedAt) }
+  const started = performance.now()
+  await rt.runner.command({ name: 'sealed_build_identified', sql: renderSql('sealed_build_identified'), params: scratch })
+  const ms = performance.now() - started
+  const [size] = await rt.runner.rows<{ rows: number; bytes: number }>(
+    { name: 'size', sql: "SELECT sum(rows) AS rows, sum(bytes_on_disk) AS bytes FROM system.parts WHERE active AND table = 'sealed_identified_rollups' AND partition = {part:String}", params: { part: `('${project}',1)` } },
+    { timeoutS: 60 },
+  )
+  await rt.runner.command({ name: 'versioned_drop', sql: renderSql('versioned_drop', { table: 'sealed_identified_rollups' }), params: { project, version: 1 } })
+  console.log(`sealed_build_identified (whole history): ${round(ms, 0)} ms, ${size?.rows ?? '?'} rows, ${round((size?.bytes ?? 0) / 2 ** 20, 1)} MB`)
+}
+console.log(`load ${loadavg().map((l) => round(l, 2)).join(' ')}`)
+await rt.close()
