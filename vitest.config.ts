@@ -12,7 +12,8 @@ export default defineConfig({
           name: 'engine',
           pool: 'forks',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/unit/**', '**/node_modules/**'],
+          // test/heavy/ is its own tier (vitest.heavy.config.ts), which CI runs after this one.
+          exclude: ['test/unit/**', 'test/heavy/**', '**/node_modules/**'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -6,7 +6,7 @@
  * Elsewhere: 504 query_timeout from a real slow query (errors.test.ts) and over HTTP
  * (reliability-engine.test.ts); 503 overloaded through the app (errors.test.ts); an engine error is
  * a 500 envelope with the request id (errors-internal.test.ts); exports that a client abandons
- * (export-events-stream.test.ts); logs and bodies free of client secrets (auth.test.ts);
+ * (heavy/export-events-stream.test.ts); logs and bodies free of client secrets (auth.test.ts);
  * `clients list` without secrets or hashes (cli.test.ts).
  */
 import { Session } from 'chdb'

@@ -9,12 +9,12 @@ import { rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createProject } from '../src/projects.ts'
-import { seedProject } from '../src/seed/seed.ts'
-import { openTestRuntime } from './helpers/runtime.ts'
+import { createProject } from '../../src/projects.ts'
+import { seedProject } from '../../src/seed/seed.ts'
+import { openTestRuntime } from '../helpers/runtime.ts'
 
 const run = promisify(execFile)
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const END = new Date('2026-03-02T12:00:00Z')
 const DAYS = 45
 const WINDOW_DAYS = 30

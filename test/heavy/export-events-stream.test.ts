@@ -4,12 +4,12 @@ import { join } from 'node:path'
 import { DateTime } from 'luxon'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createClientRow } from '../src/auth/clients.ts'
-import type { QueryRunner } from '../src/clickhouse/run.ts'
-import { createProject } from '../src/projects.ts'
-import { listen, type RunningServer } from '../src/server.ts'
-import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
-import { readParquetFile } from './support/columnar-readers.ts'
+import { createClientRow } from '../../src/auth/clients.ts'
+import type { QueryRunner } from '../../src/clickhouse/run.ts'
+import { createProject } from '../../src/projects.ts'
+import { listen, type RunningServer } from '../../src/server.ts'
+import { openTestRuntime, testApp, type TestRuntime } from '../helpers/runtime.ts'
+import { readParquetFile } from '../support/columnar-readers.ts'
 
 // Whole-result exports of a million events: bounded memory, backpressure, a client that goes
 // away, and one that resumes a cut download. The rows are generated inside ClickHouse
