@@ -1,14 +1,8 @@
 -- The builds of a project stored before a given one, whether registered or left by a build that
--- did not finish.
+-- did not finish: the versions found in any sealed table. `versions` holds one
+-- `SELECT version FROM <table> WHERE project_id = {project:String} AND version < {keep:UInt64}`
+-- per table of SEALED_TABLES (src/services/sealed/builder.ts), so a new table cannot be missed here.
 SELECT DISTINCT version
 FROM (
-  SELECT version FROM sealed_sessions WHERE project_id = {project:String} AND version < {keep:UInt64}
-  UNION ALL
-  SELECT version FROM sealed_rollups WHERE project_id = {project:String} AND version < {keep:UInt64}
-  UNION ALL
-  SELECT version FROM sealed_event_rollups WHERE project_id = {project:String} AND version < {keep:UInt64}
-  UNION ALL
-  SELECT version FROM sealed_live WHERE project_id = {project:String} AND version < {keep:UInt64}
-  UNION ALL
-  SELECT version FROM sealed_builds WHERE project_id = {project:String} AND version < {keep:UInt64}
+  {{versions}}
 )

@@ -20,6 +20,10 @@ export interface SealOptions {
 const INSERTS_MARGIN_HOURS = 24
 
 const SEALED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_event_rollups', 'sealed_identified_rollups', 'sealed_live', 'sealed_builds'] as const
+/** The versions each sealed table holds before {keep}, for sealed_versions.sql. */
+const STORED_VERSIONS = SEALED_TABLES.map((table) => `SELECT version FROM ${table} WHERE project_id = {project:String} AND version < {keep:UInt64}`).join(
+  '\n  UNION ALL\n  ',
+)
 const COMPACTED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_event_rollups', 'sealed_identified_rollups'] as const
 
 const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
@@ -86,7 +90,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
   // The build replaced is kept: requests planned with it may still be reading.
   if (clock!.previous > 0) {
     const older = await runner.rows<{ version: number }>(
-      { name: 'sealed_versions', sql: renderSql('sealed_versions'), params: { project: projectId, keep: clock!.previous } },
+      { name: 'sealed_versions', sql: renderSql('sealed_versions', { versions: STORED_VERSIONS }), params: { project: projectId, keep: clock!.previous } },
       read,
     )
     for (const { version: old } of older) await drop(old)
