@@ -83,6 +83,14 @@ async function processes(): Promise<Process[]> {
 const working = async () => (await processes()).filter((p) => p.is_cancelled === 0)
 
 /** Every route of the OpenAPI document with a request that reaches its queries. */
+/** The parameters a route cannot go without, with values of the fixture (openapi-support.ts). */
+const REQUIRED: Record<string, string> = {
+  '/insights/{projectId}/funnel': '?steps=screen_view&steps=revenue',
+  '/insights/{projectId}/user_flow': '?startEvent=screen_view',
+  '/insights/{projectId}/events/properties': '?eventName=screen_view',
+  '/insights/{projectId}/events/property_values': '?eventName=screen_view&propertyKey=__query.utm_source',
+}
+
 async function everyRoute(app: ReturnType<typeof testApp>): Promise<string[]> {
   const doc = (await (await app.request('/openapi.json')).json()) as OpenApiDocument
   const series = encodeURIComponent('[{"name":"screen_view"}]')
@@ -93,7 +101,7 @@ async function everyRoute(app: ReturnType<typeof testApp>): Promise<string[]> {
         ? ['/export/events?projectId=alpha', '/export/events?projectId=alpha&format=csv']
         : path === '/export/charts'
           ? [`/export/charts?projectId=alpha&series=${series}&breakdowns=${encodeURIComponent('[{"name":"country"}]')}`]
-          : [path.replace('{projectId}', 'alpha')],
+          : [path.replace('{projectId}', 'alpha').replace('{profileId}', 'd1').replace('{groupId}', 'g1') + (REQUIRED[path] ?? '')],
     )
 }
 
