@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { AppEnv } from '../app-env.ts'
 import { ApiError } from '../http/errors.ts'
@@ -16,14 +16,12 @@ import {
   type GroupRow,
   type MemberRow,
 } from '../query/groups.ts'
-import { API_ERRORS, errorResponses, SECURITY } from './openapi-shared.ts'
-import { querySchema } from './query-reader.ts'
+import { insightsRoute, ProjectParam } from './insights-route.ts'
 
 /** Under /insights/{projectId}/, as OpenPanel names them. */
 const PATHS = { types: 'groups/types', list: 'groups', one: 'groups/{groupId}' } as const
 export const GROUP_ROUTES: readonly string[] = Object.values(PATHS)
 
-const ProjectParam = z.object({ projectId: z.string().openapi({ param: { name: 'projectId', in: 'path' } }) })
 
 const Group = z
   .object({
@@ -65,34 +63,14 @@ const OneQuery = z
   .object({ memberLimit: z.coerce.number().int().min(1).max(MAX_MEMBER_LIMIT).default(DEFAULT_MEMBER_LIMIT) })
   .strict()
 
-const route = <P extends z.ZodObject, Q extends z.ZodObject, B extends z.ZodType>(path: string, summary: string, params: P, query: Q, body: B) =>
-  createRoute({
-    method: 'get',
-    path: `/insights/{projectId}/${path}`,
-    summary,
-    tags: ['insights'],
-    security: SECURITY,
-    request: { params, query: querySchema(query) },
-    responses: {
-      200: { description: summary, content: { 'application/json': { schema: body } } },
-      ...errorResponses(API_ERRORS),
-    },
-  })
-
-const typesRoute = route(
-  PATHS.types,
-  'The types of the project’s groups',
-  ProjectParam,
-  z.object({}).strict(),
-  z.object({ types: z.array(z.string()) }).openapi('GroupTypes'),
-)
-const listRoute = route(PATHS.list, 'The project’s groups, newest first', ProjectParam, ListQuery, z.array(Group))
-const oneRoute = route(
+const typesRoute = insightsRoute(PATHS.types, 'The types of the project’s groups', z.object({}).strict(), z.object({ types: z.array(z.string()) }).openapi('GroupTypes'))
+const listRoute = insightsRoute(PATHS.list, 'The project’s groups, newest first', ListQuery, z.array(Group))
+const oneRoute = insightsRoute(
   PATHS.one,
   'One group and its member profiles, newest first',
-  ProjectParam.extend({ groupId: z.string().min(1).max(256).openapi({ param: { name: 'groupId', in: 'path' } }) }),
   OneQuery,
   z.object({ group: Group, member_count: z.number().int(), members: z.array(Member) }).openapi('GroupWithMembers'),
+  { params: ProjectParam.extend({ groupId: z.string().min(1).max(256).openapi({ param: { name: 'groupId', in: 'path' } }) }) },
 )
 
 /** OpenPanel's groups routes; `groups/types` is registered first, so it is never a group id. */

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { AppEnv } from '../app-env.ts'
 import {
@@ -12,10 +12,10 @@ import {
   type ExactMatchParam,
 } from '../query/insights-events.ts'
 import { resolveRange } from '../query/time-range.ts'
-import { API_ERRORS, errorResponses, RANGE_HEADERS, SECURITY } from './openapi-shared.ts'
+import { insightsRoute } from './insights-route.ts'
+import { RANGE_HEADERS } from './openapi-shared.ts'
 import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
-import type { PROFILE_ROUTES } from './insights-profiles.ts'
-import { jsonParam, querySchema } from './query-reader.ts'
+import { jsonParam } from './query-reader.ts'
 
 export interface RawInsightsDeps {
   now: () => Date
@@ -25,7 +25,6 @@ export interface RawInsightsDeps {
 /** The paths this module serves under /insights/{projectId}/. */
 export const EVENT_ROUTES = ['events', 'events/names', 'events/properties', 'events/property_values'] as const
 
-export const ProjectParam = z.object({ projectId: z.string().openapi({ param: { name: 'projectId', in: 'path' } }) })
 
 const text = z.string().min(1).max(256)
 
@@ -85,26 +84,6 @@ const EventProperties = z
 
 const PropertyValues = z.object({ event: z.string(), property: z.string(), values: z.array(z.string()) }).openapi('EventPropertyValues')
 
-export const rawRoute = <Q extends z.ZodObject, B extends z.ZodType, P extends z.ZodObject = typeof ProjectParam>(
-  path: (typeof EVENT_ROUTES)[number] | (typeof PROFILE_ROUTES)[number],
-  summary: string,
-  query: Q,
-  body: B,
-  extra: { params?: P; headers?: typeof RANGE_HEADERS } = {},
-) =>
-  createRoute({
-    method: 'get',
-    path: `/insights/{projectId}/${path}`,
-    summary,
-    tags: ['insights'],
-    security: SECURITY,
-    request: { params: (extra.params ?? ProjectParam) as P, query: querySchema(query) },
-    responses: {
-      200: { description: summary, ...(extra.headers ? { headers: extra.headers } : {}), content: { 'application/json': { schema: body } } },
-      ...errorResponses(API_ERRORS),
-    },
-  })
-
 export const runOptions = (c: Context<AppEnv>, deps: RawInsightsDeps) => ({
   timeoutS: deps.queryTimeoutS,
   stats: c.get('stats'),
@@ -116,7 +95,7 @@ export function insightsEventsRoutes(deps: RawInsightsDeps) {
   const app = new OpenAPIHono<AppEnv>()
 
   app.openapi(
-    rawRoute('events', 'The window\'s events as raw rows, newest first', EventsQuery, z.array(RawEvent), { headers: RANGE_HEADERS }),
+    insightsRoute('events', 'The window\'s events as raw rows, newest first', EventsQuery, z.array(RawEvent), { headers: RANGE_HEADERS }),
     async (c) => {
       const q = c.req.valid('query')
       const project = c.get('project')
@@ -133,7 +112,7 @@ export function insightsEventsRoutes(deps: RawInsightsDeps) {
   )
 
   app.openapi(
-    rawRoute('events/names', 'The 50 most frequent event names, over all time', z.object({}).strict(), z.array(z.string())),
+    insightsRoute('events/names', 'The 50 most frequent event names, over all time', z.object({}).strict(), z.array(z.string())),
     async (c) => {
       const rows = await c.get('runner').rows<{ name: string }>(eventNamesStatement(c.get('project').id), runOptions(c, deps))
       return c.json(rows.map((r) => r.name), 200)
@@ -142,7 +121,7 @@ export function insightsEventsRoutes(deps: RawInsightsDeps) {
 
   const PropertiesQuery = z.object({ eventName: text.optional().openapi({ description: 'Only the keys of this event name' }) }).strict()
   app.openapi(
-    rawRoute('events/properties', 'Property keys with a value, per event name (at most 500), and the columns', PropertiesQuery, EventProperties),
+    insightsRoute('events/properties', 'Property keys with a value, per event name (at most 500), and the columns', PropertiesQuery, EventProperties),
     async (c) => {
       const q = c.req.valid('query')
       const rows = await c.get('runner').rows<{ property_key: string; event_name: string }>(
@@ -155,7 +134,7 @@ export function insightsEventsRoutes(deps: RawInsightsDeps) {
 
   const ValuesQuery = z.object({ eventName: text, propertyKey: text }).strict()
   app.openapi(
-    rawRoute('events/property_values', 'Distinct values of one property of one event name, most recent first (at most 200)', ValuesQuery, PropertyValues),
+    insightsRoute('events/property_values', 'Distinct values of one property of one event name, most recent first (at most 200)', ValuesQuery, PropertyValues),
     async (c) => {
       const q = c.req.valid('query')
       const rows = await c.get('runner').rows<{ value: string }>(

@@ -15,7 +15,8 @@ import {
   type ProfileMetricsRow,
 } from '../query/insights-profiles.ts'
 import { resolveRange, timezoneSpelling } from '../query/time-range.ts'
-import { exactMatchParams, ProjectParam, RawEvent, rawRoute, runOptions, type RawInsightsDeps } from './insights-events.ts'
+import { exactMatchParams, RawEvent, runOptions, type RawInsightsDeps } from './insights-events.ts'
+import { insightsRoute, ProjectParam } from './insights-route.ts'
 import { RANGE_HEADERS } from './openapi-shared.ts'
 import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
 import { jsonParam } from './query-reader.ts'
@@ -120,7 +121,7 @@ const SessionsQuery = z
 export function insightsProfilesRoutes(deps: RawInsightsDeps) {
   const app = new OpenAPIHono<AppEnv>()
 
-  app.openapi(rawRoute('profiles', 'Stored profiles, by first seen', ProfilesQuery, z.array(RawProfile)), async (c) => {
+  app.openapi(insightsRoute('profiles', 'Stored profiles, by first seen', ProfilesQuery, z.array(RawProfile)), async (c) => {
     const q = c.req.valid('query')
     const statement = profilesStatement({
       projectId: c.get('project').id,
@@ -140,7 +141,7 @@ export function insightsProfilesRoutes(deps: RawInsightsDeps) {
   const ProfileQuery = z.object({ eventLimit: limit.openapi({ description: 'How many recent events (1–100, default 20)' }) }).strict()
   const ProfileBody = z.object({ profile: RawProfile, recentEvents: z.array(RawEvent) }).openapi('ProfileWithEvents')
   app.openapi(
-    rawRoute('profiles/{profileId}', 'One profile and its latest events; 404 when neither a row nor an event has its id', ProfileQuery, ProfileBody, {
+    insightsRoute('profiles/{profileId}', 'One profile and its latest events; 404 when neither a row nor an event has its id', ProfileQuery, ProfileBody, {
       params: ProfileParams,
     }),
     async (c) => {
@@ -159,7 +160,7 @@ export function insightsProfilesRoutes(deps: RawInsightsDeps) {
   )
 
   app.openapi(
-    rawRoute('profiles/{profileId}/sessions', 'Sessions holding an event of the profile, newest first', z.object({ limit }).strict(), z.array(RawSession), {
+    insightsRoute('profiles/{profileId}/sessions', 'Sessions holding an event of the profile, newest first', z.object({ limit }).strict(), z.array(RawSession), {
       params: ProfileParams,
     }),
     async (c) => {
@@ -169,7 +170,7 @@ export function insightsProfilesRoutes(deps: RawInsightsDeps) {
   )
 
   app.openapi(
-    rawRoute('profiles/{profileId}/metrics', "The profile's activity over all time", z.object({}).strict(), ProfileMetrics, { params: ProfileParams }),
+    insightsRoute('profiles/{profileId}/metrics', "The profile's activity over all time", z.object({}).strict(), ProfileMetrics, { params: ProfileParams }),
     async (c) => {
       const { profileId } = c.req.valid('param')
       const project = c.get('project')
@@ -180,7 +181,7 @@ export function insightsProfilesRoutes(deps: RawInsightsDeps) {
   )
 
   app.openapi(
-    rawRoute('sessions', 'Sessions begun in the window, newest first', SessionsQuery, z.array(RawSession), { headers: RANGE_HEADERS }),
+    insightsRoute('sessions', 'Sessions begun in the window, newest first', SessionsQuery, z.array(RawSession), { headers: RANGE_HEADERS }),
     async (c) => {
       const q = c.req.valid('query')
       const project = c.get('project')

@@ -24,7 +24,8 @@ import { sealedBreakdownStatement, sealedMetricsStatement } from '../query/seale
 import { isoWithOffset, resolveRange, type TimeRange } from '../query/time-range.ts'
 import type { PageRollups } from '../services/page-rollups/index.ts'
 import type { SealedHistory } from '../services/sealed/index.ts'
-import { BreakdownRow, insightsRoute, MetricValues } from './insights.ts'
+import { BreakdownRow, MetricValues } from './insights.ts'
+import { insightsRoute } from './insights-route.ts'
 import { RANGE_HEADERS, ROLLUP_HEADERS, SEALED_HEADERS } from './openapi-shared.ts'
 import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
 import { jsonParam } from './query-reader.ts'
@@ -130,7 +131,7 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
     return pagesRollupStatement(req, rollup)
   }
 
-  const overview = insightsRoute('overview', "OpenPanel's overview: the /metrics totals and series of the window", OverviewQuery, OverviewBody, { ...RANGE_HEADERS, ...SEALED_HEADERS })
+  const overview = insightsRoute('overview', "OpenPanel's overview: the /metrics totals and series of the window", OverviewQuery, OverviewBody, { headers: { ...RANGE_HEADERS, ...SEALED_HEADERS } })
   app.openapi(overview, async (c) => {
     const q = c.req.valid('query')
     const range = windowOf(c, q)
@@ -141,20 +142,20 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
     return c.json({ summary: metrics.metrics, series: metrics.series, interval: q.interval, startDate: isoWithOffset(range.start), endDate: isoWithOffset(range.end) }, 200)
   })
 
-  const top = insightsRoute('pages/top', 'Up to 1000 pages by sessions, with their page views and revenue', DatesQuery, z.array(TopPageRow), { ...RANGE_HEADERS, ...ROLLUP_HEADERS })
+  const top = insightsRoute('pages/top', 'Up to 1000 pages by sessions, with their page views and revenue', DatesQuery, z.array(TopPageRow), { headers: { ...RANGE_HEADERS, ...ROLLUP_HEADERS } })
   app.openapi(top, async (c) => {
     const q = c.req.valid('query')
     return c.json(await rows<z.infer<typeof TopPageRow>>(c, pagesTopStatement(await pageRanking(c, windowOf(c, q), q.filters ?? []), q.filters ?? [])), 200)
   })
 
-  const entryExit = insightsRoute('pages/entry_exit', 'Up to 1000 entry or exit pages by sessions', EntryExitQuery, z.array(EntryExitRow), { ...RANGE_HEADERS, ...SEALED_HEADERS })
+  const entryExit = insightsRoute('pages/entry_exit', 'Up to 1000 entry or exit pages by sessions', EntryExitQuery, z.array(EntryExitRow), { headers: { ...RANGE_HEADERS, ...SEALED_HEADERS } })
   app.openapi(entryExit, async (c) => {
     const q = c.req.valid('query')
     const found = await breakdown(c, dimensionNamed(ENTRY_EXIT_MODES[q.mode]), windowOf(c, q), q.filters ?? [])
     return c.json(found.map(({ prefix, name, ...row }) => ({ origin: prefix ?? '', path: name ?? '', ...row })), 200)
   })
 
-  const performance = insightsRoute('pages/performance', 'Pages with bounce rate, time on page and heuristic SEO signals, searched and sorted', PerformanceQuery, PerformanceBody, { ...RANGE_HEADERS, ...ROLLUP_HEADERS })
+  const performance = insightsRoute('pages/performance', 'Pages with bounce rate, time on page and heuristic SEO signals, searched and sorted', PerformanceQuery, PerformanceBody, { headers: { ...RANGE_HEADERS, ...ROLLUP_HEADERS } })
   app.openapi(performance, async (c) => {
     const q = c.req.valid('query')
     const statement = pagesPerformanceStatement(await pageRanking(c, windowOf(c, q), q.filters ?? []), q)
@@ -162,7 +163,7 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
   })
 
   for (const [group, names] of Object.entries(TRAFFIC_GROUPS)) {
-    const route = insightsRoute(`traffic/${group}`, `Up to 1000 rows of sessions by ${names.join(', ')}`, trafficQuery(names), z.array(BreakdownRow), { ...RANGE_HEADERS, ...SEALED_HEADERS })
+    const route = insightsRoute(`traffic/${group}`, `Up to 1000 rows of sessions by ${names.join(', ')}`, trafficQuery(names), z.array(BreakdownRow), { headers: { ...RANGE_HEADERS, ...SEALED_HEADERS } })
     app.openapi(route, async (c) => {
       const q = c.req.valid('query')
       const dimension = dimensionNamed(q.breakdown)

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { DateTime } from 'luxon'
 import type { AppEnv } from '../app-env.ts'
@@ -12,9 +12,10 @@ import { defaultInterval, INTERVALS, isoWithOffset, previousRange, resolveRange,
 import type { PageRollups } from '../services/page-rollups/index.ts'
 import type { SealedHistory } from '../services/sealed/index.ts'
 import { sealedBreakdownStatement, sealedMetricsStatement } from '../query/sealed.ts'
-import { API_ERRORS, errorResponses, PAGE_HEADERS, RANGE_HEADERS, ROLLUP_HEADERS, SEALED_HEADERS, SECURITY } from './openapi-shared.ts'
+import { insightsRoute } from './insights-route.ts'
+import { PAGE_HEADERS, RANGE_HEADERS, ROLLUP_HEADERS, SEALED_HEADERS } from './openapi-shared.ts'
 import { anyText, FiltersSchema, ignoredParam, rangeHeaders, windowParams } from './params.ts'
-import { jsonParam, querySchema } from './query-reader.ts'
+import { jsonParam } from './query-reader.ts'
 import { sealedBuildFor } from './sealed-build.ts'
 
 export interface InsightsDeps {
@@ -41,8 +42,6 @@ const MetricsQuery = WindowQuery.extend({
   interval: z.enum(INTERVALS).optional().openapi({ description: 'Bucket size; by default chosen from the span as OpenPanel does' }),
   previous: z.enum(['true', 'false']).optional().openapi({ description: 'Add the totals of the equally long period just before' }),
 }).strict()
-
-const ProjectParam = z.object({ projectId: z.string().openapi({ param: { name: 'projectId', in: 'path' } }) })
 
 export const MetricValues = z.object(Object.fromEntries(METRIC_NAMES.map((name) => [name, z.number()])) as Record<(typeof METRIC_NAMES)[number], z.ZodNumber>)
 const MetricsBody = z
@@ -78,27 +77,6 @@ export const BreakdownRow = z
   })
   .openapi('BreakdownRow')
 
-/** GET /insights/{projectId}/<path>: one route of the family, its query and its body. */
-export const insightsRoute = <Q extends z.ZodObject, B extends z.ZodType>(
-  path: string,
-  summary: string,
-  query: Q,
-  body: B,
-  headers: Record<string, { description: string; schema: { type: 'string' } }>,
-) =>
-  createRoute({
-    method: 'get',
-    path: `/insights/{projectId}/${path}`,
-    summary,
-    tags: ['insights'],
-    security: SECURITY,
-    request: { params: ProjectParam, query: querySchema(query) },
-    responses: {
-      200: { description: summary, headers, content: { 'application/json': { schema: body } } },
-      ...errorResponses(API_ERRORS),
-    },
-  })
-
 function describeRange(c: Context<AppEnv>, range: TimeRange) {
   for (const [name, value] of Object.entries(rangeHeaders(range.start, range.end, range.timezone))) c.header(name, value)
 }
@@ -110,7 +88,7 @@ export function insightsRoutes(deps: InsightsDeps) {
   const resolveWindow = (c: Context<AppEnv>, q: z.infer<typeof WindowQuery>) =>
     resolveRange(q, q.timezone ?? c.get('project').timezone, deps.now(), '7d')
 
-  const metrics = insightsRoute('metrics', 'Visitors, sessions, bounce rate, duration, screen views and revenue, with a series', MetricsQuery, MetricsBody, { ...RANGE_HEADERS, ...SEALED_HEADERS })
+  const metrics = insightsRoute('metrics', 'Visitors, sessions, bounce rate, duration, screen views and revenue, with a series', MetricsQuery, MetricsBody, { headers: { ...RANGE_HEADERS, ...SEALED_HEADERS } })
   app.openapi(metrics, async (c) => {
     const q = c.req.valid('query')
     const range = resolveWindow(c, q)
@@ -126,7 +104,7 @@ export function insightsRoutes(deps: InsightsDeps) {
   })
 
   const LiveQuery = z.object({ range: ignoredParam(anyText, '/live always counts the last 5 minutes').optional() }).strict()
-  const live = insightsRoute('live', 'Distinct visitors with any event in the last 5 minutes', LiveQuery, LiveBody, RANGE_HEADERS)
+  const live = insightsRoute('live', 'Distinct visitors with any event in the last 5 minutes', LiveQuery, LiveBody, { headers: RANGE_HEADERS })
   app.openapi(live, async (c) => {
     const now = DateTime.fromJSDate(deps.now(), { zone: 'UTC' })
     const [row] = await c.get('runner').rows<{ visitors: number }>(liveStatement(c.get('project').id, now), run(c))
@@ -148,7 +126,7 @@ export function insightsRoutes(deps: InsightsDeps) {
     statement: ListStatement,
     shape: (row: z.infer<Row>) => z.infer<Row>,
   ) =>
-    app.openapi(insightsRoute(route, summary, ListQuery, z.array(row), { ...RANGE_HEADERS, ...PAGE_HEADERS, ...headers }), async (c) => {
+    app.openapi(insightsRoute(route, summary, ListQuery, z.array(row), { headers: { ...RANGE_HEADERS, ...PAGE_HEADERS, ...headers } }), async (c) => {
       const q = c.req.valid('query')
       // The project is part of what a cursor belongs to: one project's window must not page another's ranking.
       const fp = fingerprint(`${c.get('project').id}/${route}`, q)

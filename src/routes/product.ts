@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { AppEnv } from '../app-env.ts'
 import type { Statement } from '../clickhouse/run.ts'
@@ -22,7 +22,8 @@ import { flowStatement } from '../query/product/user-flow.ts'
 import { allTime, productRange, windowGiven, type DefaultWindow } from '../query/product/window.ts'
 import { timezoneSpelling, type RangeInput, type TimeRange } from '../query/time-range.ts'
 import type { SealedHistory } from '../services/sealed/index.ts'
-import { API_ERRORS, errorResponses, RANGE_HEADERS, SEALED_HEADERS, SECURITY } from './openapi-shared.ts'
+import { insightsRoute } from './insights-route.ts'
+import { RANGE_HEADERS, SEALED_HEADERS } from './openapi-shared.ts'
 import { rangeHeaders } from './params.ts'
 import {
   ActiveUsersBody,
@@ -39,7 +40,6 @@ import {
   RetentionBody,
   RetentionQuery,
 } from './product-schemas.ts'
-import { querySchema } from './query-reader.ts'
 import { sealedBuildFor } from './sealed-build.ts'
 
 export interface ProductDeps {
@@ -48,32 +48,15 @@ export interface ProductDeps {
   sealed?: SealedHistory
 }
 
-type Headers = Record<string, { description: string; schema: { type: 'string' } }>
+type ResponseHeaders = Record<string, { description: string; schema: { type: 'string' } }>
 
 /** The product routes under /insights/{projectId}/. */
 export const PRODUCT_ROUTES = ['funnel', 'retention', 'retention/cohort', 'user_flow', 'active_users', 'engagement'] as const
 
-const ProjectParam = z.object({ projectId: z.string().openapi({ param: { name: 'projectId', in: 'path' } }) })
-
 /** GET /insights/{projectId}/<path> of the product-analytics family (docs: README, Product analytics). */
-const productRoute = <Q extends z.ZodObject, B extends z.ZodType>(path: (typeof PRODUCT_ROUTES)[number], summary: string, query: Q, body: B, headers: Headers = RANGE_HEADERS) =>
-  createRoute({
-    method: 'get',
-    path: `/insights/{projectId}/${path}`,
-    summary,
-    tags: ['insights'],
-    security: SECURITY,
-    request: { params: ProjectParam, query: querySchema(query) },
-    responses: {
-      200: { description: summary, headers, content: { 'application/json': { schema: body } } },
-      ...errorResponses(API_ERRORS),
-    },
-  })
+const productRoute = <Q extends z.ZodObject, B extends z.ZodType>(path: (typeof PRODUCT_ROUTES)[number], summary: string, query: Q, body: B, headers: ResponseHeaders = RANGE_HEADERS) =>
+  insightsRoute(path, summary, query, body, { headers })
 
-/**
- * Funnels, retention, cohorts, user flows, active users and engagement (OpenPanel's product
- * routes): one statement each, assembled into OpenPanel's bodies.
- */
 export function productRoutes(deps: ProductDeps) {
   const app = new OpenAPIHono<AppEnv>()
   const run = (c: Context<AppEnv>) => ({ timeoutS: deps.queryTimeoutS, stats: c.get('stats'), signal: c.req.raw.signal })
