@@ -261,6 +261,17 @@ describe('/export/charts', () => {
     expect(counts(body.series[0])).toEqual(perDay((day) => day.filter((e) => e.groups.some((g) => rowOf(g)?.type === 'team')).length))
   })
 
+  it('a group.properties.* property sums and takes the max over the groups of each event, those without a number left out', async () => {
+    // OpenPanel's ARRAY JOIN: an event counts once per group it carries, with that group's value.
+    const values = (day: Ev[]) =>
+      day.flatMap((e) => e.groups.map((g) => Number(rowOf(g)?.properties.seats ?? NaN))).filter((v) => Number.isFinite(v))
+    const sum = await chart({ series: [{ name: '*', segment: 'property_sum', property: 'group.properties.seats' }] })
+    expect(counts(sum.series[0])).toEqual(perDay((day) => values(day).reduce((a, b) => a + b, 0)))
+    expect(counts(sum.series[0]).some((c) => c > 0)).toBe(true)
+    const max = await chart({ series: [{ name: '*', segment: 'property_max', property: 'group.properties.seats' }] })
+    expect(counts(max.series[0])).toEqual(perDay((day) => (values(day).length > 0 ? Math.max(...values(day)) : 0)))
+  })
+
   it('bad group names and segments are a 400 naming them', async () => {
     for (const params of [{ breakdowns: [{ name: 'group.' }] }, { series: [{ name: '*', segment: 'groups' }] }]) {
       const res = await get(`/export/charts?${q({ projectId: PROJECT, series: [{ name: '*' }], ...params })}`)

@@ -60,13 +60,16 @@ export function breakdownExpression(name: string, params: SqlParams): string | u
 
 /** Whether `name` is a value a property segment can aggregate (checked before any SQL is built). */
 export const isPropertyName = (name: string): boolean =>
-  propertyKey(name) !== undefined || NUMERIC_PROPERTY_COLUMNS.includes(name)
+  propertyKey(name) !== undefined || NUMERIC_PROPERTY_COLUMNS.includes(name) || isGroupName(name)
 
 /**
  * The value a property segment aggregates, as a Nullable(Float64): NULL where the event has no
  * numeric value (a missing key, '', text), and such events are left out of the series.
  */
 function measureExpression(property: string, params: SqlParams): string {
+  // group.*: the value of each of the event's groups (the statement reads it once per group).
+  const group = groupBreakdownExpression(property, params)
+  if (group !== undefined) return `toFloat64OrNull(${group})`
   const key = propertyKey(property)
   if (key !== undefined) return `toFloat64OrNull(properties[${params.add(key, 'String')}])`
   if (!NUMERIC_PROPERTY_COLUMNS.includes(property)) {
@@ -162,8 +165,9 @@ export function chartSeriesStatement(req: ChartSeriesRequest): Statement {
   if (req.segment === 'session') conditions.push(`session_id != ''`)
 
   const filters = compileFilters(req.filters, 'events', params, ctx)
-  // The group segment and group.* breakdowns read each event once per group (OpenPanel's ARRAY JOIN).
-  const byGroup = req.segment === 'group' || req.breakdowns.some(isGroupName)
+  // The group segment, group.* breakdowns and a group.* property read each event once per group
+  // (OpenPanel's ARRAY JOIN).
+  const byGroup = req.segment === 'group' || req.breakdowns.some(isGroupName) || (PROPERTY_SEGMENTS.has(req.segment) && isGroupName(req.property ?? ''))
   return {
     name: `export_charts:${req.segment}`,
     sql: renderSql('export_charts', {
