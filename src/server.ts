@@ -1,7 +1,7 @@
 import { serve, type ServerType } from '@hono/node-server'
 import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net'
 import type { QuarryApp } from './app.ts'
 import { ApiError, errorBody } from './http/errors.ts'
 
@@ -11,6 +11,13 @@ export interface RunningServer {
   /** Stops accepting, waits for in-flight requests up to `graceMs`, then drops what is left. */
   shutdown(graceMs: number): Promise<void>
 }
+
+/**
+ * How long a connection accepted before shutdown may take to deliver its first request. Its bytes
+ * may already be in the socket, unread while the event loop is busy: Node's own close() would count
+ * such a connection idle and reset it, cutting a request the client sent before the signal.
+ */
+const FIRST_REQUEST_GRACE_MS = 2000
 
 /** The answer to a request that arrives, on a kept-alive connection, once shutdown has begun. */
 function shuttingDown(): Response {
@@ -27,6 +34,8 @@ export function listen(app: QuarryApp, host: string, port: number): Promise<Runn
     let draining = false
     /** Responses not yet finished, so that shutdown can close their connections once they are. */
     const open = new Set<ServerResponse>()
+    /** Connections with no request in progress: answered ones kept alive, and new ones not yet read. */
+    const waiting = new Set<Socket>()
     /** Connections that have already been answered once: a request on one of them is a new request. */
     const reused = new WeakSet<object>()
     // Once draining, a request on a kept-alive connection is a new one and is refused; the first
@@ -57,20 +66,36 @@ export function listen(app: QuarryApp, host: string, port: number): Promise<Runn
               done()
             }, graceMs)
             timer.unref()
-            http.close(() => {
+            // net's close, not http's: it stops accepting without resetting the connections that
+            // have not been read yet (see FIRST_REQUEST_GRACE_MS); it calls back once all are closed.
+            NetServer.prototype.close.call(http, () => {
               clearTimeout(timer)
               done()
             })
-            http.closeIdleConnections()
+            // Kept-alive connections already answered are closed now; new ones once their first
+            // request is answered, or when they have sent none within the grace.
+            for (const socket of waiting) if (reused.has(socket)) socket.destroy()
+            const unread = setTimeout(() => {
+              for (const socket of waiting) socket.destroy()
+            }, FIRST_REQUEST_GRACE_MS)
+            unread.unref()
           }),
       })
     })
     server.once('error', reject)
     const http = server as import('node:http').Server
+    http.on('connection', (socket: Socket) => {
+      waiting.add(socket)
+      socket.once('close', () => waiting.delete(socket))
+    })
     http.on('request', (req, res: ServerResponse) => {
       if (draining) res.shouldKeepAlive = false
+      waiting.delete(req.socket)
       open.add(res)
-      res.once('close', () => open.delete(res))
+      res.once('close', () => {
+        open.delete(res)
+        if (!req.socket.destroyed) waiting.add(req.socket)
+      })
       res.once('finish', () => reused.add(req.socket))
     })
     // Time to receive a request's head, and the whole request: Quarry's requests are GETs without a
