@@ -19,6 +19,9 @@ export interface RunningServer {
  */
 const FIRST_REQUEST_GRACE_MS = 2000
 
+/** How long the listening socket stays open after the signal, for connections already queued. */
+const BACKLOG_GRACE_MS = 50
+
 /** The answer to a request that arrives, on a kept-alive connection, once shutdown has begun. */
 function shuttingDown(): Response {
   const requestId = randomUUID()
@@ -68,10 +71,14 @@ export function listen(app: QuarryApp, host: string, port: number): Promise<Runn
             timer.unref()
             // net's close, not http's: it stops accepting without resetting the connections that
             // have not been read yet (see FIRST_REQUEST_GRACE_MS); it calls back once all are closed.
-            NetServer.prototype.close.call(http, () => {
-              clearTimeout(timer)
-              done()
-            })
+            // Not at once: connections the kernel has queued but the busy event loop has not
+            // accepted yet would be reset with the listening socket; a poll phase takes them in.
+            setTimeout(() => {
+              NetServer.prototype.close.call(http, () => {
+                clearTimeout(timer)
+                done()
+              })
+            }, BACKLOG_GRACE_MS).unref()
             // Kept-alive connections already answered are closed now; new ones once their first
             // request is answered, or when they have sent none within the grace.
             for (const socket of waiting) if (reused.has(socket)) socket.destroy()
