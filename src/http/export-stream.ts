@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Logger } from 'pino'
 import type { AppEnv } from '../app-env.ts'
 import { concatArrowStream } from './arrow-concat.ts'
-import { acceptsGzip, gzipped } from './gzip-stream.ts'
+import { encoded, negotiateCoding } from './content-coding.ts'
 import { concatParquet } from './parquet-concat.ts'
 
 export interface StreamedExport {
@@ -19,7 +19,7 @@ export interface StreamedExport {
   format: string
   /** A binary format whose per-block chunks must be joined into one file (see export-formats.ts). */
   blocks?: 'parquet' | 'arrow'
-  /** Gzip when the client takes it (text formats only). */
+  /** Compressed (zstd or gzip) when the client takes it: text formats only. */
   compressible: boolean
   logger: Logger
 }
@@ -62,9 +62,8 @@ export async function streamResponse(c: Context<AppEnv>, out: StreamedExport): P
       await chunks.return?.()
     }
   }
-  // zstd is not offered: Node 20's zlib has no zstd (it came in Node 22.15).
-  const gzip = out.compressible && acceptsGzip(c.req.header('accept-encoding'))
-  const source = gzip ? gzipped(raw()) : raw()
+  const coding = out.compressible ? negotiateCoding(c.req.header('accept-encoding')) : undefined
+  const source = coding ? encoded(coding, raw()) : raw()
 
   let settled = false
   const started = performance.now()
@@ -77,7 +76,7 @@ export async function streamResponse(c: Context<AppEnv>, out: StreamedExport): P
     metrics?.exportBytes.inc({ format: out.format }, bytes)
     if (byLine) metrics?.exportRows.inc({ format: out.format }, lines)
     out.logger[outcome === 'failed' ? 'warn' : 'info'](
-      { requestId, format: out.format, gzip, outcome, bytes, ms: Math.round(performance.now() - started), ...(err ? { err: String(err) } : {}) },
+      { requestId, format: out.format, coding, outcome, bytes, ms: Math.round(performance.now() - started), ...(err ? { err: String(err) } : {}) },
       'export stream',
     )
   }
@@ -115,7 +114,7 @@ export async function streamResponse(c: Context<AppEnv>, out: StreamedExport): P
     { highWaterMark: 1 },
   )
 
-  return c.body(body, 200, { ...attachmentHeaders(out), ...(gzip ? { 'Content-Encoding': 'gzip' } : {}) })
+  return c.body(body, 200, { ...attachmentHeaders(out), ...(coding ? { 'Content-Encoding': coding } : {}) })
 }
 
 const NEWLINE = 0x0a

@@ -34,7 +34,7 @@ export interface ExportFormat {
    * text format survives but a Parquet file or an Arrow stream does not (src/http joins them).
    */
   blocks?: 'parquet' | 'arrow'
-  /** Text, which gzip makes several times smaller; binary formats compress inside or not at all. */
+  /** Text, which zstd or gzip make several times smaller; binary formats compress inside or not at all. */
   text: boolean
 }
 
