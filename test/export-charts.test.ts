@@ -222,7 +222,7 @@ let app: ReturnType<typeof testApp>
 let credentials: Record<string, string>
 
 beforeAll(async () => {
-  rt = await openTestRuntime({ QUARRY_RATE_LIMIT: '1000000' })
+  rt = await openTestRuntime({ QUARRY_RATE_LIMIT: '1000000', LOG_LEVEL: 'error' })
   await createProject(rt.runner, { id: PROJECT, name: 'Stockholm', timezone: TZ, organizationId: ORG })
   const root = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: ORG, name: 'charts-root' })
   credentials = { 'openpanel-client-id': root.id, 'openpanel-client-secret': root.secret }
@@ -546,6 +546,41 @@ describe('GET /export/charts', () => {
         expect(body.details.map((d: { path: string }) => d.path)).toContain(path)
       })
     }
+
+    it('a chart of more points than the bound is refused before it is built; lowering limit makes it fit', async () => {
+      // A UTC project whose 1001 events each carry their own sku, spread over 21 days.
+      const wide = 'wide-skus'
+      await createProject(rt.runner, { id: wide, name: 'Wide', timezone: 'UTC', organizationId: ORG })
+      const from = DateTime.fromISO('2026-03-01T00:00:00Z', { zone: 'UTC' })
+      const skus = Array.from({ length: 1001 }, (_, i) => `sku-${i}`)
+      await rt.engine.client.insert({
+        table: 'events',
+        values: skus.map((sku, i) => ({
+          id: `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`,
+          name: 'view',
+          project_id: wide,
+          device_id: `d${i}`,
+          profile_id: `d${i}`,
+          session_id: `s${i}`,
+          created_at: chInstant(from.plus({ minutes: i * 30 })),
+          properties: { sku },
+        })),
+        format: 'JSONEachRow',
+      })
+      const hours = 21 * 24
+      const window = { startDate: '2026-03-01', endDate: '2026-03-21', interval: 'hour', series: [{ name: 'view' }], breakdowns: [{ name: 'properties.sku' }] }
+      const groupsAt = (limit: number) => Math.min(new Set(skus).size, limit)
+      const over = await chart({ ...window, limit: '1000' }, wide)
+      expect(groupsAt(1000) * hours).toBeGreaterThan(500_000)
+      expect(over.status).toBe(400)
+      expect(over.body.details[0].path).toBe('limit')
+      expect(over.body.details[0].message).toContain(`${groupsAt(1000) * hours} points`)
+      const fits = await chart({ ...window, limit: '990' }, wide)
+      expect(groupsAt(990) * hours).toBeLessThanOrEqual(500_000)
+      expect(fits.status, JSON.stringify(fits.body).slice(0, 500)).toBe(200)
+      expect(fits.body.series).toHaveLength(groupsAt(990))
+      expect(fits.body.series.every((x: { data: unknown[] }) => x.data.length === hours)).toBe(true)
+    })
 
     it('10,000 minute buckets are fine', async () => {
       const start = local('2026-03-20T00:00')

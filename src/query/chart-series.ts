@@ -1,5 +1,6 @@
 import type { DateTime } from 'luxon'
-import type { ChartSeriesRow } from './charts.ts'
+import { MAX_CHART_POINTS, MAX_CHART_ROWS, type ChartSeriesRow } from './charts.ts'
+import { invalidParameters } from './errors.ts'
 import { boundedBuckets, buckets, isoWithOffset, MAX_BUCKETS, type Interval, type TimeRange } from './time-range.ts'
 
 /**
@@ -69,13 +70,16 @@ export function compare(current: number, previous: number): Comparison {
 
 /** The sum, mean (every bucket, zeros included), min and max of a series' bucket values. */
 export function summarize(values: readonly number[]): Totals {
-  const sum = values.reduce((a, b) => a + b, 0)
-  return {
-    sum,
-    average: values.length === 0 ? 0 : round(sum / values.length, 2),
-    min: values.length === 0 ? 0 : Math.min(...values),
-    max: values.length === 0 ? 0 : Math.max(...values),
+  if (values.length === 0) return { sum: 0, average: 0, min: 0, max: 0 }
+  // A loop, not Math.min(...values): a chart's values (every point of every series) overflow the
+  // call stack as arguments from about 120,000 on.
+  let [sum, min, max] = [0, Infinity, -Infinity]
+  for (const v of values) {
+    sum += v
+    if (v < min) min = v
+    if (v > max) max = v
   }
+  return { sum, average: round(sum / values.length, 2), min, max }
 }
 
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')
@@ -118,6 +122,32 @@ export function groupRows(rows: readonly ChartSeriesRow[], breakdowns: number): 
   }
   if (breakdowns === 0 && groups.size === 0) group([])
   return [...groups.values()]
+}
+
+/**
+ * Refuses a chart of more than MAX_CHART_POINTS points (each series' groups times the buckets laid
+ * out) before it is built, saying what would make it fit.
+ */
+export function assertChartSize(rows: readonly (readonly ChartSeriesRow[])[], buckets: number): void {
+  let points = 0
+  for (const series of rows) {
+    // The engine stopped at MAX_CHART_ROWS: more rows than any chart within the bound answers.
+    if (series.length >= MAX_CHART_ROWS) {
+      points = Infinity
+      break
+    }
+    const groups = new Set(series.map((r) => `${r.l0}\u0000${r.l1}\u0000${r.l2}`)).size
+    points += Math.max(groups, 1) * buckets
+  }
+  if (points > MAX_CHART_POINTS) {
+    const held = Number.isFinite(points) ? `${points} points` : `more than ${MAX_CHART_POINTS} points`
+    throw invalidParameters([
+      {
+        path: 'limit',
+        message: `the chart would hold ${held} (breakdown groups x buckets, over its series), at most ${MAX_CHART_POINTS}: lower limit, choose a longer interval or a shorter window`,
+      },
+    ])
+  }
 }
 
 /** Series ids are unique within a response: a repeated one takes -2, -3, … */

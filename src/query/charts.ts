@@ -30,6 +30,18 @@ export const MAX_BREAKDOWNS = 3
 export const MAX_BREAKDOWN_SERIES = 1000
 /** As OpenPanel, which keeps every group, up to the 1000 rows its lists answer. */
 export const DEFAULT_BREAKDOWN_SERIES = MAX_BREAKDOWN_SERIES
+/**
+ * The points (groups x buckets, over all series) one chart may hold: 10 series of 1000 groups of
+ * 10,000 buckets would be 100M points, gigabytes of objects. 500,000 is 1000 groups of 500 buckets,
+ * or every country hourly for 80 days, and about 150 MB while it is built.
+ */
+export const MAX_CHART_POINTS = 500_000
+/**
+ * What the engine may answer for one series (a row per non-empty point of either period, and two
+ * totals per group): a breakdown statement stops reading there, so the check after it runs
+ * (chart-series.ts) never holds more than this in memory.
+ */
+export const MAX_CHART_ROWS = 2 * MAX_CHART_POINTS + 2 * MAX_BREAKDOWN_SERIES
 
 /** The numeric events columns a property segment may aggregate directly. */
 export const NUMERIC_PROPERTY_COLUMNS: readonly string[] = eventColumnNames((c) => c.kind === 'number')
@@ -181,6 +193,8 @@ export function chartSeriesStatement(req: ChartSeriesRequest): Statement {
       value: SEGMENT_VALUE[req.segment],
     }),
     params: params.values,
+    // 'break' answers the rows read so far (at most a block more): chartSize then refuses the chart.
+    settings: { max_result_rows: MAX_CHART_ROWS, result_overflow_mode: 'break' },
   }
 }
 

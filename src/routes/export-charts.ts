@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Logger } from 'pino'
 import type { AppEnv } from '../app-env.ts'
-import { assembleChart, chartBuckets } from '../query/chart-series.ts'
+import { assembleChart, assertChartSize, chartBuckets } from '../query/chart-series.ts'
 import {
   chartPreviousRange,
   chartSeriesStatement,
@@ -10,6 +10,7 @@ import {
   isPropertyName,
   MAX_BREAKDOWN_SERIES,
   MAX_BREAKDOWNS,
+  MAX_CHART_POINTS,
   MAX_SERIES,
   NUMERIC_PROPERTY_COLUMNS,
   PROPERTY_SEGMENTS,
@@ -100,7 +101,7 @@ const ChartsQuery = z
       .int()
       .default(DEFAULT_BREAKDOWN_SERIES)
       .openapi({
-        description: `Breakdown groups kept per series, the top ones by sum: 1–${MAX_BREAKDOWN_SERIES}; outside, clamped (OpenPanel ignores it) and said in X-Quarry-Clamped`,
+        description: `Breakdown groups kept per series, the top ones by sum: 1–${MAX_BREAKDOWN_SERIES}; outside, clamped (OpenPanel ignores it) and said in X-Quarry-Clamped. A chart holds at most ${MAX_CHART_POINTS} points (groups × buckets over its series); more is a 400 naming limit`,
       }),
     interval: z.enum(INTERVALS).default('day').openapi({ description: `Bucket size; at most ${MAX_BUCKETS} buckets` }),
     ...windowParams('30d'),
@@ -215,6 +216,7 @@ export function exportChartsRoutes(deps: ExportChartsDeps) {
         }),
       ),
     )
+    assertChartSize(rows, bucketStarts.length)
     const chart = assembleChart({ bucketStarts, previous, interval: q.interval, names: requested.map((s) => s.name), breakdowns, rows })
     if (q.format === 'json') return c.json(chart, 200)
     const points = chartPoints(chart)
