@@ -10,12 +10,19 @@ import createClient from 'openapi-fetch'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClientRow } from '../src/auth/clients.ts'
 import { createProject } from '../src/projects.ts'
+import { assembleFunnel, funnelStatement } from '../src/query/product/funnel.ts'
+import type { FlowRow } from '../src/query/product/sankey.ts'
+import { sealedFlow, sealedFunnel } from '../src/query/product/sealed-units.ts'
+import { flowStatement } from '../src/query/product/user-flow.ts'
+import { productRange } from '../src/query/product/window.ts'
+import { readSealedLatest, sealedLatestStatement, type SealedLatestRow } from '../src/query/sealed.ts'
 import { SealedHistory } from '../src/services/sealed/index.ts'
 import type { paths } from './generated/quarry-api.js'
 import { NOW, projectEvents, PROJECTS } from './fixtures/product-data.ts'
 import { activeUsers, cohorts, engagement, firstEventDay, flowPaths, funnelUsers, retention, type Win } from './fixtures/product-model.ts'
 import type { EventRow } from './helpers/event-row.ts'
 import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
+import { toRow } from './fixtures/insights-model.ts'
 
 let rt: TestRuntime
 const events = new Map<string, EventRow[]>()
@@ -229,5 +236,99 @@ describe('user flow', () => {
     const bad = await raw(`/insights/${p.id}/user_flow?startEvent=signup&mode=between`)
     expect(bad.status).toBe(400)
     expect((await raw(`/insights/${p.id}/user_flow`)).status).toBe(400)
+  })
+})
+
+describe('funnel and user flow from the sealed history', () => {
+  // A project of its own (New York, across its DST change on 8 March) whose build holds a session
+  // that crosses C, so that the late event at the end changes no other test's build.
+  const p = { id: 'pa-seal', timezone: 'America/New_York', seed: 44 }
+  const PAST = { startDate: '2026-03-02', endDate: '2026-03-20' }
+  const RECENT = { startDate: '2026-04-13', endDate: '2026-04-15' }
+  const ZONES = [p.timezone, 'Asia/Kolkata', 'Europe/Stockholm']
+  let rows: EventRow[]
+  const row = (at: number, name: string, session: string, who: string) => ({ ...events.get(PROJECTS.utc.id)![0]!, id: crypto.randomUUID(), project_id: p.id, created_at: toRow(at), name, session_id: session, device_id: who, profile_id: who })
+
+  beforeAll(async () => {
+    await createProject(rt.runner, { id: p.id, name: p.id, timezone: p.timezone, organizationId: 'org-pa' })
+    const edges = [PAST, RECENT].flatMap((w) => ZONES.flatMap((tz) => [day(w.startDate, tz), win(tz, w).to])).filter((t) => t < NOW.getTime())
+    const c = Date.parse('2026-04-15T11:00:00Z')
+    rows = [
+      ...projectEvents(p.id, p.seed, edges),
+      // Across C when built: its events before C are sealed, those after it are not.
+      row(c - 10 * 60_000, 'session_start', `${p.id}-across`, `${p.id}-across`),
+      row(c - 5 * 60_000, 'screen_view', `${p.id}-across`, `${p.id}-across`),
+      row(c - 5 * 60_000, 'session_start', `${p.id}-across`, `${p.id}-across`),
+      row(c + 5 * 60_000, 'signup', `${p.id}-across`, `${p.id}-across`),
+      row(c + 5 * 60_000, 'add_to_cart', `${p.id}-across`, `${p.id}-across`),
+    ]
+    await rt.engine.client.insert({ table: 'events', values: rows, format: 'JSONEachRow' })
+    const history = new SealedHistory({ runner: rt.runner, logger: rt.logger, now: () => NOW, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 0 })
+    await history.build(p.id)
+  })
+
+  /** Both apps' answers to a route: equal, and only the sealed one read the build. */
+  async function both(path: '/insights/{projectId}/funnel' | '/insights/{projectId}/user_flow', query: Record<string, unknown>, sealedRead: boolean) {
+    const answers = []
+    for (const client of [plain, sealed]) {
+      const { data, error, response } = await client.GET(path, { params: { path: { projectId: p.id }, query: query as never } })
+      expect(error, JSON.stringify(error)).toBeUndefined()
+      expectSealed(response, client === sealed && sealedRead)
+      answers.push(data)
+    }
+    expect(answers[1], JSON.stringify(query)).toEqual(answers[0])
+    return answers[1] as never
+  }
+
+  it('funnels per session equal the matcher and the events, across C, edges, ties and timezones; per person and filtered read the events', async () => {
+    for (const w of [PAST, RECENT]) {
+      for (const timezone of ZONES) {
+        for (const [steps, windowHours] of [[STEPS, 24], [['session_start', 'screen_view', 'signup', 'add_to_cart', 'checkout'], 1]] as const) {
+          const data = (await both('/insights/{projectId}/funnel', { ...w, timezone, steps, windowHours }, true)) as { steps: { users: number }[] }
+          expect(data.steps.map((s) => s.users), `${timezone} ${JSON.stringify(w)}`).toEqual(funnelUsers(rows, win(timezone, w), steps, windowHours, 'session_id'))
+        }
+        // A step named twice: the events statement is the reference.
+        await both('/insights/{projectId}/funnel', { ...w, timezone, steps: ['session_start', 'screen_view', 'session_start', 'signup'] }, true)
+      }
+    }
+    expect(funnelUsers(rows, win(p.timezone, RECENT), STEPS, 24, 'session_id')[3]).toBeGreaterThan(0)
+    const filters = [{ name: 'country', operator: 'is', value: ['SE'] }]
+    await both('/insights/{projectId}/funnel', { ...PAST, steps: STEPS, groupBy: 'profile_id' }, false)
+    await both('/insights/{projectId}/funnel', { ...PAST, steps: STEPS, filters }, false)
+  })
+
+  it('user flows per session equal the paths and the events in every mode', async () => {
+    for (const w of [PAST, RECENT]) {
+      for (const timezone of ZONES) {
+        const data = (await both('/insights/{projectId}/user_flow', { ...w, timezone, startEvent: 'screen_view', steps: 4 }, true)) as { nodes: { id: string; value: number }[] }
+        expect(data.nodes.find((n) => n.id === 'screen_view::step1')?.value ?? 0).toBe(flowPaths(rows, win(timezone, w), 'screen_view', 4).length)
+        await both('/insights/{projectId}/user_flow', { ...w, timezone, startEvent: 'signup', mode: 'before', steps: 3 }, true)
+        await both('/insights/{projectId}/user_flow', { ...w, timezone, startEvent: 'session_start', endEvent: 'checkout', mode: 'between', steps: 6, exclude: ['screen_view'] }, true)
+        await both('/insights/{projectId}/user_flow', { ...w, timezone, startEvent: 'session_start', steps: 5, include: ['signup', 'add_to_cart'] }, true)
+      }
+    }
+    expect(flowPaths(rows, win(p.timezone, PAST), 'screen_view', 4).length).toBeGreaterThan(5)
+  })
+
+  it('a late event for a sealed session: the statements merge it exactly, the routes read the events', async () => {
+    const tie = rows.find((e) => e.session_id === `${p.id}-tie`)!
+    const late = row(Date.parse('2026-04-15T11:30:00Z'), 'checkout', tie.session_id, tie.device_id)
+    await rt.engine.client.insert({ table: 'events', values: [late], format: 'JSONEachRow' })
+    const all = [...rows, late]
+    const [latest] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(p.id), { timeoutS: 10 })
+    const build = readSealedLatest(latest)!.build
+    const steps = ['session_start', 'signup', 'checkout']
+    for (const timezone of ZONES) {
+      const range = productRange({ startDate: '2026-04-01', endDate: '2026-04-15' }, timezone, NOW, '30d')
+      const unit = { projectId: p.id, range, filters: [], groupBy: 'session_id' as const }
+      const levels = await rt.runner.rows<{ level: number; units: number }>(sealedFunnel({ ...unit, steps, windowHours: 720 })!(build), { timeoutS: 10 })
+      expect(levels).toEqual(await rt.runner.rows(funnelStatement({ ...unit, steps, windowHours: 720 }), { timeoutS: 10 }))
+      expect(assembleFunnel(levels, steps).steps.map((s) => s.users)).toEqual(funnelUsers(all, { from: +range.start, to: +range.end, tz: timezone }, steps, 720, 'session_id'))
+      const flow = { ...unit, startEvent: 'session_start', mode: 'after' as const, steps: 5, include: [], exclude: [] }
+      const sorted = (r: FlowRow[]) => [...r].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
+      expect(sorted(await rt.runner.rows<FlowRow>(sealedFlow(flow)!(build), { timeoutS: 10 }))).toEqual(sorted(await rt.runner.rows<FlowRow>(flowStatement(flow), { timeoutS: 10 })))
+    }
+    // The build no longer holds (a sealed session goes on after C): the routes answer from the events.
+    await both('/insights/{projectId}/funnel', { startDate: '2026-04-01', endDate: '2026-04-15', steps }, false)
   })
 })

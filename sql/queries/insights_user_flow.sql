@@ -20,21 +20,4 @@ WITH
       {{filters}}
     GROUP BY unit
   )
--- One pass over the paths (a CTE read twice is computed twice): per first name, its paths (position
--- 0) and its transitions; the three first names with the most paths are kept.
-SELECT if(position = 0, 'entry', 'link') AS kind, source, target, position, sum(units) AS units
-FROM (
-  SELECT source, target, position, units, dense_rank() OVER (ORDER BY entry_units DESC, entry) AS entry_rank
-  FROM (
-    SELECT entry, source, target, position, units, sumIf(units, position = 0) OVER (PARTITION BY entry) AS entry_units
-    FROM (
-      SELECT path[1] AS entry, if(position = 0, entry, path[position]) AS source, if(position = 0, '', path[position + 1]) AS target,
-        position, count() AS units
-      FROM (SELECT path FROM (SELECT {{path}} AS path FROM units WHERE {{keep}}) WHERE length(path) >= 2)
-      ARRAY JOIN arrayConcat([0], arrayEnumerate(arrayPopBack(path))) AS position
-      GROUP BY entry, source, target, position
-    )
-  )
-)
-WHERE entry_rank <= 3
-GROUP BY kind, source, target, position
+{{> user_flow_paths}}

@@ -190,9 +190,10 @@ export interface SealedLatestRow {
 /**
  * What a build holds (sealed_builds.format): raised when a build gains a table that requests read,
  * so that builds made before it answer nothing and are replaced. 1: the hourly event rollups; 2: the
- * hourly identified profiles (020, product analytics).
+ * hourly identified profiles (020, product analytics); 3: each session's events as arrays (021,
+ * funnels and the user flow).
  */
-export const SEALED_FORMAT = 2
+export const SEALED_FORMAT = 3
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',

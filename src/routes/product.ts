@@ -18,6 +18,7 @@ import {
 } from '../query/product/retention.ts'
 import { buildSankey, type FlowRow } from '../query/product/sankey.ts'
 import { sealedCohort, sealedEngagement, sealedRetention, type FromBuild } from '../query/product/sealed-product.ts'
+import { sealedFlow, sealedFunnel } from '../query/product/sealed-units.ts'
 import { flowStatement } from '../query/product/user-flow.ts'
 import { allTime, productRange, windowGiven, type DefaultWindow } from '../query/product/window.ts'
 import { timezoneSpelling, type RangeInput, type TimeRange } from '../query/time-range.ts'
@@ -72,11 +73,12 @@ export function productRoutes(deps: ProductDeps) {
     return range
   }
 
-  app.openapi(productRoute('funnel', 'Units (sessions or people) completing ordered steps within a window of hours', FunnelQuery, FunnelBody), async (c) => {
+  app.openapi(productRoute('funnel', 'Units (sessions or people) completing ordered steps within a window of hours', FunnelQuery, FunnelBody, { ...RANGE_HEADERS, ...SEALED_HEADERS }), async (c) => {
     const q = c.req.valid('query')
     const steps = nameList(q.steps)
     const req = { projectId: c.get('project').id, range: windowOf(c, q, '30d'), filters: q.filters ?? [], groupBy: q.groupBy, steps, windowHours: q.windowHours }
-    return c.json(assembleFunnel(await rows<{ level: number; units: number }>(c, funnelStatement(req)), steps), 200)
+    const statement = await statementOf(c, req.range.timezone, sealedFunnel(req), () => funnelStatement(req))
+    return c.json(assembleFunnel(await rows<{ level: number; units: number }>(c, statement), steps), 200)
   })
 
   app.openapi(productRoute('retention', 'Identified profiles active per week, and retained into the next', RetentionQuery, RetentionBody, { ...RANGE_HEADERS, ...SEALED_HEADERS }), async (c) => {
@@ -95,7 +97,7 @@ export function productRoutes(deps: ProductDeps) {
     return c.json(assembleCohorts(cohorts, columns, deps.now(), req.range.timezone), 200)
   })
 
-  app.openapi(productRoute('user_flow', 'Sankey of the event names after, before or between events', FlowQuery, FlowBody), async (c) => {
+  app.openapi(productRoute('user_flow', 'Sankey of the event names after, before or between events', FlowQuery, FlowBody, { ...RANGE_HEADERS, ...SEALED_HEADERS }), async (c) => {
     const q = c.req.valid('query')
     const req = {
       projectId: c.get('project').id,
@@ -109,7 +111,8 @@ export function productRoutes(deps: ProductDeps) {
       include: nameList(q.include),
       exclude: nameList(q.exclude),
     }
-    const { nodes, links } = buildSankey(await rows<FlowRow>(c, flowStatement(req)), q.steps)
+    const statement = await statementOf(c, req.range.timezone, sealedFlow(req), () => flowStatement(req))
+    const { nodes, links } = buildSankey(await rows<FlowRow>(c, statement), q.steps)
     const ends = q.endEvent === undefined ? {} : { endEvent: q.endEvent }
     return c.json({ mode: q.mode, startEvent: q.startEvent, ...ends, node_count: nodes.length, link_count: links.length, nodes, links }, 200)
   })

@@ -13,10 +13,12 @@ export interface FunnelRequest extends UnitRequest {
   windowHours: number
 }
 
+/** windowFunnel's window: times are in 1/16 ms (sql/queries/insights_funnel.sql says why). */
+export const funnelWindow = (hours: number) => hours * 3_600_000 * 16
+
 export function funnelStatement(req: FunnelRequest): Statement {
   const { params, ctx } = windowPlaceholders(req.projectId, req.range)
-  // Times in 1/16 ms (sql/queries/insights_funnel.sql says why).
-  Object.assign(params.values, { window: req.windowHours * 3_600_000 * 16, steps: [...req.steps] })
+  Object.assign(params.values, { window: funnelWindow(req.windowHours), steps: [...req.steps] })
   const conditions = req.steps.map((step) => `e.name = ${params.add(step, 'String')}`).join(', ')
   return {
     name: 'insights_funnel',

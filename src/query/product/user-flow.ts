@@ -1,6 +1,7 @@
 import type { Statement } from '../../clickhouse/run.ts'
 import { compileFilters } from '../filters.ts'
 import { windowPlaceholders } from '../insights.ts'
+import type { SqlParams } from '../sql-params.ts'
 import { renderSql } from '../sql-templates.ts'
 import { unitFragments, type UnitRequest } from './window.ts'
 
@@ -40,21 +41,25 @@ const PATHS: Record<FlowMode, { path: string; keep: string }> = {
   },
 }
 
-export function flowStatement(req: FlowRequest): Statement {
-  const { params, ctx } = windowPlaceholders(req.projectId, req.range)
+/** The path placeholders of a flow statement, and its include/exclude condition on the event name `column`. */
+export function flowPlaceholders(req: FlowRequest, params: SqlParams, column: string) {
   Object.assign(params.values, { start: req.startEvent, end: req.endEvent ?? '', steps: req.steps })
   const names =
     req.include.length > 0
-      ? ` AND e.name IN ${params.add([...req.include, req.startEvent, ...(req.endEvent ? [req.endEvent] : [])], 'Array(String)')}`
+      ? ` AND ${column} IN ${params.add([...req.include, req.startEvent, ...(req.endEvent ? [req.endEvent] : [])], 'Array(String)')}`
       : req.exclude.length > 0
-        ? ` AND e.name NOT IN ${params.add([...req.exclude], 'Array(String)')}`
+        ? ` AND ${column} NOT IN ${params.add([...req.exclude], 'Array(String)')}`
         : ''
+  return { ...PATHS[req.mode], names }
+}
+
+export function flowStatement(req: FlowRequest): Statement {
+  const { params, ctx } = windowPlaceholders(req.projectId, req.range)
   return {
     name: 'insights_user_flow',
     sql: renderSql('insights_user_flow', {
       ...unitFragments(req.groupBy),
-      ...PATHS[req.mode],
-      names,
+      ...flowPlaceholders(req, params, 'e.name'),
       filters: compileFilters(req.filters, 'pageViews', params, ctx),
     }),
     params: params.values,

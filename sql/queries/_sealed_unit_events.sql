@@ -1,0 +1,25 @@
+-- The CTEs of a per-session statement on the sealed history (insights_funnel_sealed.sql,
+-- insights_user_flow_sealed.sql): `live`, the window's events from C on ({live_from} is the later
+-- of C and the window's start) that pass `names`; `sealed`, the build's sessions with events
+-- before C that may overlap the window; `merged`, every event in the window of the sessions with
+-- such a live event, those before C from their arrays. Every other session's events in the window
+-- are in its arrays alone.
+WITH
+  live AS (
+    SELECT reinterpretAsUInt128(sipHash128(session_id)) AS key, toUInt64(toUnixTimestamp64Milli(created_at)) AS t, name
+    FROM events
+    WHERE project_id = {project:String} AND created_at >= {live_from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+      AND session_id != '' {{names}}
+  ),
+  sealed AS (
+    SELECT session_key AS key, created_at, ended_at, times, names
+    FROM sealed_session_events
+    WHERE project_id = {project:String} AND version = {version:UInt64}
+      AND created_at < {to:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')}
+  ),
+  merged AS (
+    SELECT key, t, name FROM live
+    UNION ALL
+    SELECT key, t, name FROM sealed ARRAY JOIN times AS t, names AS name
+    WHERE key IN (SELECT key FROM live) AND t >= {from_ms:UInt64} AND t < {to_ms:UInt64} {{names}}
+  )

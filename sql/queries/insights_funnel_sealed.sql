@@ -1,0 +1,30 @@
+-- /insights/{projectId}/funnel per session from the sealed history (src/query/product/sealed-units.ts):
+-- the levels of insights_funnel.sql, each session's windowFunnel run over its arrays with
+-- arrayReduce, the same aggregate over the same events, times in 1/16 ms as there. `ks` are the
+-- step numbers of a session's events in the window (first index of the name among the steps, 0 for
+-- other names). A session without an event of the second step reaches level 1 at most, which `has`
+-- tells without the aggregate (most sessions of a window). Sessions with events from C on are
+-- grouped from their merged events as over the events table.
+--
+-- Fragment slots: names, ` AND name IN {steps}`; conditions, windowFunnel's conditions over the
+-- step numbers `ks` (`arrayMap(k -> k = j, ks)`, j the step name's first index); events_conditions,
+-- the same over `name`.
+{{> sealed_unit_events}}
+SELECT level, count() AS units
+FROM (
+  SELECT if(has(ks, {second:UInt8}), arrayReduce({funnel:String}, arrayMap((t, k) -> toUInt64(t * 16 + 15 - k), ts, ks), {{conditions}}), toUInt8(has(ks, 1))) AS level
+  FROM (
+    SELECT
+      arrayFilter((k, t) -> k > 0 AND t >= {from_ms:UInt64} AND t < {to_ms:UInt64}, arrayMap(n -> indexOf({steps:Array(String)}, n), names) AS all_ks, times) AS ks,
+      arrayFilter((t, k) -> k > 0 AND t >= {from_ms:UInt64} AND t < {to_ms:UInt64}, times, all_ks) AS ts
+    FROM sealed
+    WHERE key NOT IN (SELECT key FROM live)
+  )
+  UNION ALL
+  SELECT windowFunnel({window:UInt64}, 'strict_increase')(toUInt64(t * 16 + 15 - indexOf({steps:Array(String)}, name)), {{events_conditions}}) AS level
+  FROM merged
+  GROUP BY key
+)
+WHERE level > 0
+GROUP BY level
+ORDER BY level

@@ -1,0 +1,18 @@
+-- /insights/{projectId}/user_flow per session from the sealed history (src/query/product/sealed-units.ts):
+-- the rows of insights_user_flow.sql, each session's names read from its arrays (already in time
+-- order, ties by name) instead of grouped from the events; sessions with events from C on are
+-- grouped from their merged events as there.
+--
+-- Fragment slots: names, the include/exclude condition on `name`; keep and path as in
+-- insights_user_flow.sql.
+{{> sealed_unit_events}},
+  units AS (
+    SELECT arrayCompact(arrayFilter((name, t) -> t >= {from_ms:UInt64} AND t < {to_ms:UInt64} {{names}}, names, times)) AS names
+    FROM sealed
+    WHERE key NOT IN (SELECT key FROM live)
+    UNION ALL
+    SELECT arrayCompact(arrayMap(x -> x.2, arraySort(groupArray((t, name))))) AS names
+    FROM merged
+    GROUP BY key
+  )
+{{> user_flow_paths}}

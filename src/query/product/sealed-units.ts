@@ -1,0 +1,56 @@
+import { windowPlaceholders } from '../insights.ts'
+import type { SealedBuild } from '../sealed.ts'
+import { renderSql } from '../sql-templates.ts'
+import { clickhouseInstant } from '../time-range.ts'
+import { funnelWindow, type FunnelRequest } from './funnel.ts'
+import type { FromBuild } from './sealed-product.ts'
+import { flowPlaceholders, type FlowRequest } from './user-flow.ts'
+import type { UnitRequest } from './window.ts'
+
+/**
+ * Funnels and the user flow per session from the sessions' event arrays of the sealed history
+ * (sql/schema/021_product_sessions.sql): the same rows as their statements over the events, for
+ * any window, merged with the events after C. Not for filters (the arrays hold no attributes) nor
+ * per person (a person is known from the window's events only): those read the events. Each
+ * function answers undefined for a request it cannot answer, else the statement for a build.
+ */
+const sealedAnswers = (req: UnitRequest) => req.groupBy === 'session_id' && req.filters.length === 0
+
+function unitPlaceholders(req: UnitRequest, build: SealedBuild) {
+  const { params } = windowPlaceholders(req.projectId, req.range)
+  Object.assign(params.values, {
+    version: build.version,
+    live_from: clickhouseInstant(req.range.start > build.closedAt ? req.range.start : build.closedAt),
+    from_ms: req.range.start.toMillis(),
+    to_ms: req.range.end.toMillis(),
+  })
+  return params
+}
+
+export function sealedFunnel(req: FunnelRequest): FromBuild {
+  if (!sealedAnswers(req)) return undefined
+  return (build) => {
+    const params = unitPlaceholders(req, build)
+    const window = funnelWindow(req.windowHours)
+    // A step is its name's first index among the steps, as the events statement's times take it.
+    const numbers = req.steps.map((step) => req.steps.indexOf(step) + 1)
+    Object.assign(params.values, { window, funnel: `windowFunnel(${window}, 'strict_increase')`, steps: [...req.steps], second: numbers[1] })
+    return {
+      name: 'insights_funnel_sealed',
+      sql: renderSql('insights_funnel_sealed', {
+        names: ' AND name IN {steps:Array(String)}',
+        conditions: numbers.map((k) => `arrayMap(k -> k = ${k}, ks)`).join(', '),
+        events_conditions: req.steps.map((step) => `name = ${params.add(step, 'String')}`).join(', '),
+      }),
+      params: params.values,
+    }
+  }
+}
+
+export function sealedFlow(req: FlowRequest): FromBuild {
+  if (!sealedAnswers(req)) return undefined
+  return (build) => {
+    const params = unitPlaceholders(req, build)
+    return { name: 'insights_user_flow_sealed', sql: renderSql('insights_user_flow_sealed', flowPlaceholders(req, params, 'name')), params: params.values }
+  }
+}
