@@ -7990,6 +7990,8 @@ export interface paths {
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
                         "X-Quarry-Timezone"?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8751,6 +8753,8 @@ export interface paths {
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
                         "X-Quarry-Timezone"?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
