@@ -107,7 +107,8 @@ export function buildApp(deps: AppDeps) {
     await next()
     if (stats.queries > 0) {
       c.header('Server-Timing', `db;dur=${stats.dbMs.toFixed(1)}, total;dur=${(performance.now() - started).toFixed(1)}`)
-      c.header('X-Quarry-Stats', `rows_read=${stats.rowsRead}; bytes_read=${stats.bytesRead}; queries=${stats.queries}`)
+      const read = stats.read ? `rows_read=${stats.read.rows}; bytes_read=${stats.read.bytes}; ` : ''
+      c.header('X-Quarry-Stats', `${read}queries=${stats.queries}`)
     }
   })
 

@@ -239,7 +239,7 @@ describe('CORS', () => {
     expect(exposed).toEqual(EXPOSED_HEADERS.map((h) => h.toLowerCase()))
     // The exposed headers are really there.
     expect(res.headers.get('x-next-cursor')).toBeTruthy()
-    expect(res.headers.get('x-quarry-stats')).toMatch(/^rows_read=\d+; bytes_read=\d+; queries=1$/)
+    expect(res.headers.get('x-quarry-stats')).toBe('queries=1')
     expect(res.headers.get('server-timing')).toMatch(/^db;dur=[\d.]+, total;dur=[\d.]+$/)
 
     const denied = await get(app, '/insights/alpha/pages', undefined, { Origin: 'https://dashboard.example' })

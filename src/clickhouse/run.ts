@@ -9,12 +9,12 @@ import { linkedSignal } from './signals.ts'
 /** What one request's queries cost, summed; reported in Server-Timing and X-Quarry-Stats. */
 export interface QueryStats {
   dbMs: number
-  rowsRead: number
-  bytesRead: number
   queries: number
+  /** What they read, where the engine reports it (Engine.reportsReads). */
+  read?: { rows: number; bytes: number }
 }
 
-export const emptyStats = (): QueryStats => ({ dbMs: 0, rowsRead: 0, bytesRead: 0, queries: 0 })
+export const emptyStats = (): QueryStats => ({ dbMs: 0, queries: 0 })
 
 /** A statement without SETTINGS or FORMAT, and the values for its `{name:Type}` placeholders. */
 export interface Statement {
@@ -127,16 +127,20 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
           let text = ''
           for await (const chunk of result.stream) text += chunk
           const elapsed = performance.now() - started
-          const rowsRead = Number(result.summary?.read_rows ?? 0)
-          const bytesRead = Number(result.summary?.read_bytes ?? 0)
+          const read = engine.reportsReads
+            ? { rows: Number(result.summary?.read_rows ?? 0), bytes: Number(result.summary?.read_bytes ?? 0) }
+            : undefined
           if (opts.stats) {
             opts.stats.dbMs += elapsed
-            opts.stats.rowsRead += rowsRead
-            opts.stats.bytesRead += bytesRead
             opts.stats.queries += 1
+            if (read) {
+              opts.stats.read ??= { rows: 0, bytes: 0 }
+              opts.stats.read.rows += read.rows
+              opts.stats.read.bytes += read.bytes
+            }
           }
-          watch.done(elapsed, { rows: rowsRead, bytes: bytesRead })
-          logger.debug({ query: stmt.name, queryId, ms: Math.round(elapsed * 10) / 10, rowsRead, bytesRead }, 'query')
+          watch.done(elapsed, read)
+          logger.debug({ query: stmt.name, queryId, ms: Math.round(elapsed * 10) / 10, rowsRead: read?.rows, bytesRead: read?.bytes }, 'query')
           return text
             .split('\n')
             .filter((line) => line.length > 0)

@@ -52,7 +52,8 @@ export const requestContext = (tracing: Tracing | undefined, opts: { untraced?: 
               'http.route': route,
               'http.response.status_code': c.res.status,
               'quarry.request_id': context.requestId,
-              ...(stats ? { 'quarry.queries': stats.queries, 'quarry.rows_read': stats.rowsRead, 'quarry.bytes_read': stats.bytesRead } : {}),
+              ...(stats ? { 'quarry.queries': stats.queries } : {}),
+              ...(stats?.read ? { 'quarry.rows_read': stats.read.rows, 'quarry.bytes_read': stats.read.bytes } : {}),
             })
             if (c.res.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
             span.end()

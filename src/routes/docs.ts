@@ -38,7 +38,7 @@ const header = (description: string) => ({ description, schema: { type: 'string'
 const SHARED_HEADERS = {
   'X-Request-Id': header('The request id: an incoming X-Request-Id when it is a plain token, otherwise a new one; also in error bodies and logs'),
   'Server-Timing': header('db;dur=<ms in ClickHouse>, total;dur=<ms>; when the request ran a query'),
-  'X-Quarry-Stats': header('rows_read=<n>; bytes_read=<n>; queries=<n>; when the request ran a query'),
+  'X-Quarry-Stats': header('[rows_read=<n>; bytes_read=<n>; ]queries=<n>; when the request ran a query. rows_read and bytes_read on a ClickHouse server only: chDB reports the rows of a result, not those read'),
   'X-Quarry-Cache': header('hit, miss, coalesced or bypass: what the response cache did (insights and charts, when QUARRY_RESPONSE_CACHE_MB > 0)'),
   'RateLimit-Limit': header('Requests allowed per window for this client; from authentication on'),
   'RateLimit-Remaining': header('Requests left in the current window'),

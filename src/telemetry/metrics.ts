@@ -112,8 +112,8 @@ export function createMetrics(opts: { process?: boolean } = {}) {
       buckets: SECONDS,
       registers,
     }),
-    engineRowsRead: new Counter({ name: 'quarry_engine_rows_read_total', help: 'Rows the engine read, by statement name', labelNames: ['statement'], registers }),
-    engineBytesRead: new Counter({ name: 'quarry_engine_bytes_read_total', help: 'Bytes the engine read, by statement name', labelNames: ['statement'], registers }),
+    engineRowsRead: new Counter({ name: 'quarry_engine_rows_read_total', help: 'Rows the engine read, by statement name (a ClickHouse server; chDB does not report them)', labelNames: ['statement'], registers }),
+    engineBytesRead: new Counter({ name: 'quarry_engine_bytes_read_total', help: 'Bytes the engine read, by statement name (a ClickHouse server; chDB does not report them)', labelNames: ['statement'], registers }),
     engineErrors: new Counter({
       name: 'quarry_engine_errors_total',
       help: 'Failed engine statements, by statement name and class (timeout, unavailable, query, overloaded, cancelled)',

@@ -22,6 +22,10 @@ describeServer('insights on a server', () => {
     expect(res.body).toEqual(h.data.metrics(U, windowOf('2026-04-07T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), 'day'))
     expect(res.body.metrics.total_sessions).toBeGreaterThan(30)
     expect(res.headers.get('server-timing')).toMatch(/^db;dur=/)
+    // A server tells what a statement read (chDB does not): at least the sessions counted.
+    const read = /^rows_read=(\d+); bytes_read=(\d+); queries=\d+$/.exec(res.headers.get('x-quarry-stats') ?? '')
+    expect(Number(read?.[1])).toBeGreaterThanOrEqual(res.body.metrics.total_sessions)
+    expect(Number(read?.[2])).toBeGreaterThan(0)
   })
 
   it('metrics: Stockholm over the DST change, hourly', async () => {

@@ -50,6 +50,7 @@ export async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> 
   await client.command({ query: `USE ${database}` })
   return {
     mode: 'embedded',
+    reportsReads: false,
     database,
     client,
     async *streamRaw(req) {

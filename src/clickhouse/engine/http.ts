@@ -91,6 +91,7 @@ export function httpEngine(
 ): Engine {
   const engine: Engine = {
     mode: 'http',
+    reportsReads: true,
     database,
     client,
     async *streamRaw(req) {

@@ -23,6 +23,11 @@ export interface Engine {
   readonly client: ClickHouseClient
   /** Result bytes as the engine produces them; never holds the whole result in memory. */
   streamRaw(req: RawStreamRequest): AsyncIterable<Uint8Array>
+  /**
+   * Whether a result's summary says what the statement read. A server's does; chDB's counts the
+   * rows of the result instead (1 for a count over millions), so it is not reported at all.
+   */
+  readonly reportsReads: boolean
   /** Stops a running query by id where the engine allows it (HTTP mode). */
   kill(queryId: string): Promise<void>
   close(): Promise<void>
