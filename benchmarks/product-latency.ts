@@ -5,7 +5,7 @@
  * project's last event (the windows then end where the data does) and the project's sealed
  * history is built first (timed), as `quarry serve` would have it. Per cell: p50/p90/p99 over
  * HTTP, the server's `db` time and what the statement read (X-Quarry-Stats), with the load average.
- *   QUARRY_DATA_DIR=… npx tsx benchmarks/product-latency.ts --project pl [--runs 50] [--out product-latency] [--reuse] [--only user_flow]
+ *   QUARRY_DATA_DIR=… npx tsx benchmarks/product-latency.ts --project pl [--runs 50] [--out product-latency] [--reuse] [--only funnel,user_flow]
  */
 import { writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
@@ -71,7 +71,9 @@ const FUNNEL5 = steps(['screen_view', 'search', 'add_to_cart', 'checkout', 'reve
  */
 const allCells: { name: string; path: string; server?: 'events' }[] = [
   { name: 'funnel 3 steps, session, 30d', path: `funnel?${window30}&${FUNNEL3}` },
+  { name: 'funnel 3 steps, session, 30d (events)', path: `funnel?${window30}&${FUNNEL3}`, server: 'events' },
   { name: 'funnel 5 steps, session, 30d', path: `funnel?${window30}&${FUNNEL5}` },
+  { name: 'funnel 5 steps, session, 30d (events)', path: `funnel?${window30}&${FUNNEL5}`, server: 'events' },
   { name: 'funnel 3 steps, profile, 30d', path: `funnel?${window30}&${FUNNEL3}&groupBy=profile_id` },
   { name: 'funnel 5 steps, profile, 30d', path: `funnel?${window30}&${FUNNEL5}&groupBy=profile_id` },
   { name: 'retention, all time (sealed)', path: 'retention' },
@@ -83,9 +85,10 @@ const allCells: { name: string; path: string; server?: 'events' }[] = [
   { name: 'engagement (sealed)', path: 'engagement' },
   { name: 'engagement (events)', path: 'engagement', server: 'events' },
   { name: 'user_flow 5 steps, 30d', path: `user_flow?${window30}&startEvent=screen_view&steps=5` },
+  { name: 'user_flow 5 steps, 30d (events)', path: `user_flow?${window30}&startEvent=screen_view&steps=5`, server: 'events' },
 ]
-/** --only: the cells whose name contains it. */
-const cells = allCells.filter((c) => values.only === undefined || c.name.includes(values.only))
+/** --only: the cells whose name contains it (or one of its comma-separated parts). */
+const cells = allCells.filter((c) => values.only === undefined || values.only.split(',').some((part) => c.name.includes(part)))
 
 const samples = cells.map(() => ({ ms: [] as number[], db: [] as number[], rows: 0, bytes: 0, sealedUntil: false, loads: [] as number[], timeouts: 0 }))
 for (let i = 0; i < runs + warmup; i++) {

@@ -1,13 +1,16 @@
 -- /insights/{projectId}/user_flow per session from the sealed history (src/query/product/sealed-units.ts):
 -- the rows of insights_user_flow.sql, each session's names read from its arrays (already in time
--- order, ties by name) instead of grouped from the events; sessions with events from C on are
--- grouped from their merged events as there.
+-- order, ties by name) instead of grouped from the events, those of a session inside the window
+-- without a look at their times; sessions with events from C on are grouped from their merged
+-- events as there.
 --
 -- Fragment slots: names, the include/exclude condition on `name`; keep and path as in
 -- insights_user_flow.sql.
 {{> sealed_unit_events}},
   units AS (
-    SELECT arrayCompact(arrayFilter((name, t) -> t >= {from_ms:UInt64} AND t < {to_ms:UInt64} {{names}}, names, times)) AS names
+    SELECT arrayCompact(if(created_at >= {from:DateTime64(3, 'UTC')} AND ended_at < {to:DateTime64(3, 'UTC')},
+      arrayFilter(name -> 1 {{names}}, names),
+      arrayFilter((name, t) -> t >= {from_ms:UInt64} AND t < {to_ms:UInt64} {{names}}, names, times))) AS names
     FROM sealed
     WHERE key NOT IN (SELECT key FROM live)
     UNION ALL

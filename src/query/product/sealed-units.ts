@@ -33,13 +33,21 @@ export function sealedFunnel(req: FunnelRequest): FromBuild {
     const params = unitPlaceholders(req, build)
     const window = funnelWindow(req.windowHours)
     // A step is its name's first index among the steps, as the events statement's times take it.
-    const numbers = req.steps.map((step) => req.steps.indexOf(step) + 1)
-    Object.assign(params.values, { window, funnel: `windowFunnel(${window}, 'strict_increase')`, steps: [...req.steps], second: numbers[1] })
+    const number = (step: string) => req.steps.indexOf(step) + 1
+    const names = [...new Set(req.steps)]
+    Object.assign(params.values, {
+      window,
+      funnel: `windowFunnel(${window}, 'strict_increase')`,
+      steps: [...req.steps],
+      names,
+      numbers: names.map(number),
+      second: number(req.steps[1]!),
+    })
     return {
       name: 'insights_funnel_sealed',
       sql: renderSql('insights_funnel_sealed', {
         names: ' AND name IN {steps:Array(String)}',
-        conditions: numbers.map((k) => `arrayMap(k -> k = ${k}, ks)`).join(', '),
+        conditions: req.steps.map((step) => `arrayMap(k -> k = ${number(step)}, ks)`).join(', '),
         events_conditions: req.steps.map((step) => `name = ${params.add(step, 'String')}`).join(', '),
       }),
       params: params.values,
