@@ -12,6 +12,8 @@ import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
 import { activeUsersStatement, sealedActiveUsers } from '../src/query/product/active-users.ts'
 import { funnelStatement } from '../src/query/product/funnel.ts'
+import { cohortColumns, defaultCohortRange } from '../src/query/product/retention.ts'
+import { sealedCohort, sealedEngagement, sealedRetention } from '../src/query/product/sealed-product.ts'
 import { flowStatement } from '../src/query/product/user-flow.ts'
 import { allTime, productRange } from '../src/query/product/window.ts'
 import { readSealedLatest, sealedLatestStatement, type SealedLatestRow } from '../src/query/sealed.ts'
@@ -46,7 +48,19 @@ const parts: Statement[] = [
 ]
 if (build) {
   const at = (r: typeof range, allTimeWindow: boolean, label: string) => ({ ...sealedActiveUsers({ projectId: project, range: r, days: 30, allTime: allTimeWindow })!(build), name: label })
-  parts.push(at(allTime(now, 'UTC'), true, 'insights_active_users_sealed (all time)'), at(range, false, 'insights_active_users_sealed (30d)'))
+  // The same windows ending at C: the sealed rollups alone, without the events after C.
+  const toC = (r: typeof range) => ({ ...r, end: build.closedAt })
+  const whole = { projectId: project, range: allTime(now, 'UTC'), filters: [] }
+  const cohortRange = defaultCohortRange(now, 'UTC')
+  parts.push(
+    at(allTime(now, 'UTC'), true, 'insights_active_users_sealed (all time)'),
+    at(range, false, 'insights_active_users_sealed (30d)'),
+    at(toC(range), false, 'insights_active_users_sealed (30d to C: no events after C)'),
+    sealedRetention(whole)!(build),
+    { ...sealedRetention({ ...whole, range: toC(whole.range) })!(build), name: 'insights_retention_sealed (to C)' },
+    sealedCohort({ ...whole, range: cohortRange }, cohortColumns(cohortRange), now)!(build),
+    sealedEngagement(project, 'UTC', now)!(build),
+  )
 }
 
 const runs = Number(values.runs)
@@ -66,19 +80,21 @@ for (const statement of parts) {
   times.sort((a, b) => a - b)
   console.log(`${statement.name}: median ${round(times[Math.floor(times.length / 2)]!, 0)} ms (${times.map((t) => round(t, 0)).join(', ')})`)
 }
-// What migration 020 adds to a build: the identified rollups of the whole history, written under a
-// scratch version and dropped again.
+// What migration 022 adds to a build: the profile rollups of the whole history (hours, then whole
+// UTC days), written under a scratch version and dropped again.
 if (build) {
   const scratch = { project, version: 1, closed: clickhouseInstant(build.closedAt) }
-  const started = performance.now()
-  await rt.runner.command({ name: 'sealed_build_identified', sql: renderSql('sealed_build_identified'), params: scratch })
-  const ms = performance.now() - started
+  for (const step of ['sealed_build_profiles', 'sealed_build_profile_days']) {
+    const started = performance.now()
+    await rt.runner.command({ name: step, sql: renderSql(step), params: scratch })
+    console.log(`${step} (whole history): ${round(performance.now() - started, 0)} ms`)
+  }
   const [size] = await rt.runner.rows<{ rows: number; bytes: number }>(
-    { name: 'size', sql: "SELECT sum(rows) AS rows, sum(bytes_on_disk) AS bytes FROM system.parts WHERE active AND table = 'sealed_identified_rollups' AND partition = {part:String}", params: { part: `('${project}',1)` } },
+    { name: 'size', sql: "SELECT sum(rows) AS rows, sum(bytes_on_disk) AS bytes FROM system.parts WHERE active AND table = 'sealed_profile_rollups' AND partition = {part:String}", params: { part: `('${project}',1)` } },
     { timeoutS: 60 },
   )
-  await rt.runner.command({ name: 'versioned_drop', sql: renderSql('versioned_drop', { table: 'sealed_identified_rollups' }), params: { project, version: 1 } })
-  console.log(`sealed_build_identified (whole history): ${round(ms, 0)} ms, ${size?.rows ?? '?'} rows, ${round((size?.bytes ?? 0) / 2 ** 20, 1)} MB`)
+  await rt.runner.command({ name: 'versioned_drop', sql: renderSql('versioned_drop', { table: 'sealed_profile_rollups' }), params: { project, version: 1 } })
+  console.log(`sealed_profile_rollups of the whole history: ${size?.rows ?? '?'} rows, ${round((size?.bytes ?? 0) / 2 ** 20, 1)} MB`)
 }
 console.log(`load ${loadavg().map((l) => round(l, 2)).join(' ')}`)
 await rt.close()

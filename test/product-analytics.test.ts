@@ -332,3 +332,60 @@ describe('funnel and user flow from the sealed history', () => {
     await both('/insights/{projectId}/funnel', { startDate: '2026-04-01', endDate: '2026-04-15', steps }, false)
   })
 })
+
+describe('retention, cohorts, active users and engagement from the profile rollups', () => {
+  // London is UTC until 29 March, so its winter days are whole UTC days of the rollups and its
+  // summer days are made of hours; Stockholm and New York never line up with UTC days; Kolkata's
+  // half hours read the events. C is 11:00 UTC: the last day mixes hours and events after C.
+  const ZONES = { [PROJECTS.utc.id]: ['UTC', 'Europe/London'], [PROJECTS.sto.id]: ['Europe/London', 'Europe/Stockholm', 'America/New_York'] }
+  const SPRING = { startDate: '2026-03-16', endDate: '2026-04-15' }
+
+  it('equal the model in timezones on and off UTC days, across a DST change and C', async () => {
+    // The events path is held to the same model by the tests above.
+    for (const p of [PROJECTS.utc, PROJECTS.sto]) {
+      const rows = events.get(p.id)!
+      for (const timezone of ZONES[p.id]!) {
+        const at = `${p.id} ${timezone}`
+        const path = { projectId: p.id }
+        const r = await sealed.GET('/insights/{projectId}/retention', { params: { path, query: { timezone } } })
+        expect(r.data, at).toEqual(retention(rows, { from: 0, to: Infinity, tz: timezone }))
+        expectSealed(r.response, true)
+        const thisWeek = DateTime.fromJSDate(NOW, { zone: timezone }).startOf('week')
+        const cw = { from: thisWeek.minus({ weeks: 12 }).toMillis(), to: DateTime.fromJSDate(NOW, { zone: timezone }).startOf('day').plus({ days: 1 }).toMillis(), tz: timezone }
+        const c = await sealed.GET('/insights/{projectId}/retention/cohort', { params: { path, query: { timezone } } })
+        expect(c.data, at).toEqual(cohorts(rows, cw, NOW.getTime()))
+        expectSealed(c.response, true)
+        const e = await sealed.GET('/insights/{projectId}/engagement', { params: { path, query: { timezone } } })
+        expect(e.data, at).toEqual(engagement(rows, timezone, NOW.getTime()))
+        expectSealed(e.response, true)
+        for (const days of [7, 30]) {
+          const a = await sealed.GET('/insights/{projectId}/active_users', { params: { path, query: { ...SPRING, timezone, days } } })
+          expect(a.data!.series, `${at} ${days}`).toEqual(activeUsers(rows, timezone, days, SPRING.startDate, SPRING.endDate, win(timezone, SPRING).to))
+          expectSealed(a.response, true)
+        }
+        const all = await sealed.GET('/insights/{projectId}/active_users', { params: { path, query: { timezone, days: 30 } } })
+        const today = DateTime.fromJSDate(NOW, { zone: timezone }).toISODate()!
+        expect(all.data!.series, at).toEqual(activeUsers(rows, timezone, 30, firstEventDay(rows, timezone), today, NOW.getTime() + 86_400_000))
+      }
+    }
+    // The rolling windows are not all alike, and someone first seen after C counts.
+    const series = activeUsers(events.get(PROJECTS.sto.id)!, 'Europe/London', 7, SPRING.startDate, SPRING.endDate, win('Europe/London', SPRING).to)
+    expect(new Set(series.map((s) => s.users)).size).toBeGreaterThan(5)
+    expect(events.get(PROJECTS.sto.id)!.some((e) => e.profile_id === `${PROJECTS.sto.id}-ulate`)).toBe(true)
+  })
+
+  it('a late event before C: the build no longer holds, and the routes answer it from the events', async () => {
+    // The last test of the file: the Stockholm project's build is stale after it.
+    const p = PROJECTS.sto
+    const rows = events.get(p.id)!
+    const late = { ...rows[0]!, id: crypto.randomUUID(), created_at: toRow(Date.parse('2026-04-14T09:00:00Z')), device_id: 'late-device', profile_id: 'late-person', session_id: 'late-session' }
+    await rt.engine.client.insert({ table: 'events', values: [late], format: 'JSONEachRow' })
+    const all = [...rows, late]
+    const a = await sealed.GET('/insights/{projectId}/active_users', { params: { path: { projectId: p.id }, query: { ...SPRING, days: 7 } } })
+    expect(a.data!.series).toEqual(activeUsers(all, p.timezone, 7, SPRING.startDate, SPRING.endDate, win(p.timezone, SPRING).to))
+    expectSealed(a.response, false)
+    const e = await sealed.GET('/insights/{projectId}/engagement', { params: { path: { projectId: p.id }, query: {} } })
+    expect(e.data).toEqual(engagement(all, p.timezone, NOW.getTime()))
+    expect(e.data).not.toEqual(engagement(rows, p.timezone, NOW.getTime()))
+  })
+})

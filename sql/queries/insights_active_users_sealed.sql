@@ -1,43 +1,38 @@
--- /insights/{projectId}/active_users from the sealed history: the same rows as
--- insights_active_users.sql. Whole UTC hours [hours_from, hours_to) before C come from the hourly
--- event rollups (their profiles as bitmaps of dense numbers; src/query/product/active-users.ts
--- uses this only where every local midnight is a UTC hour, so each hour lies in one local day);
--- the rest of [earliest, to) from the events, each profile by its number where it has one and by
--- its key where it has none (first seen after the build), so it is counted once across both.
--- A day's set is the union of its days' bitmaps plus the distinct keys without a number.
-SELECT day AS date, groupBitmapMerge(bitmap) + uniqExactArray(unnumbered) AS users
-FROM (
-  SELECT d, groupBitmapMergeState(bitmap) AS bitmap, groupUniqArrayArray(unnumbered) AS unnumbered
-  FROM (
-    SELECT toDate(hour, {tz:String}) AS d, groupBitmapMergeState(profiles) AS bitmap, CAST([], 'Array(UInt128)') AS unnumbered
-    FROM sealed_event_rollups
-    WHERE project_id = {project:String} AND version = {version:UInt64} AND has_profile
-      AND hour >= {hours_from:DateTime64(3, 'UTC')} AND hour < {hours_to:DateTime64(3, 'UTC')}
-    GROUP BY d
-    UNION ALL
-    SELECT toDate(e.created_at, {tz:String}) AS d, groupBitmapStateIf(v.vno, v.vno != 0), groupUniqArrayIf(e.profile_key, v.vno = 0)
+-- /insights/{projectId}/active_users from the sealed history: the rows of insights_active_users.sql
+-- from the daily bitmaps of every profile (_profile_days.sql), each day from the first with a sealed
+-- profile (or {earliest_day}) on given a row (an empty one where nobody came). The days fall into
+-- blocks of {days}; each day's running unions within its block, from the block's start and to the
+-- block's end, are one pass each way, and the window of {days} ending on a day is the union of two
+-- of them (the previous block's from the window's first day on, and this block's up to the day):
+-- three bitmap unions a day instead of {days}. `days` is read once: a CTE is computed where named.
+WITH
+  {{> profile_days}},
+  dense AS (
+    SELECT day, groupBitmapMergeState(bits) AS bits
     FROM (
-      SELECT created_at, reinterpretAsUInt128(sipHash128(profile_id)) AS profile_key
-      FROM events
-      WHERE project_id = {project:String} AND profile_id != ''
-        AND ((created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {hours_from:DateTime64(3, 'UTC')})
-          OR (created_at >= {hours_to:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}))
-    ) AS e
-    LEFT JOIN (
-      SELECT profile_key, min(vno) AS vno FROM sealed_visitors
-      WHERE project_id = {project:String} AND profile_key IN (
-        SELECT reinterpretAsUInt128(sipHash128(profile_id)) FROM events
-        WHERE project_id = {project:String} AND profile_id != ''
-          AND ((created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {hours_from:DateTime64(3, 'UTC')})
-            OR (created_at >= {hours_to:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}))
+      SELECT day, bits FROM days
+      UNION ALL
+      SELECT first + arrayJoin(range(toUInt32(greatest({end_day:Date}, first) - first))) AS day, groupBitmapStateIf(toUInt32(0), false) AS bits
+      FROM (
+        SELECT greatest({earliest_day:Date}, toDate(ifNull(minOrNull(period), {hours_to:DateTime64(3, 'UTC')}), {tz:String})) AS first
+        FROM sealed_profile_rollups
+        WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT identified AND hours = 1
+          AND period >= {hours_from:DateTime64(3, 'UTC')} AND period < {hours_to:DateTime64(3, 'UTC')}
       )
-      GROUP BY profile_key
-    ) AS v USING (profile_key)
-    GROUP BY d
+      GROUP BY day
+    )
+    GROUP BY day
+  ),
+  runs AS (
+    SELECT day,
+      groupBitmapMergeState(bits) OVER (PARTITION BY block ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS upto,
+      groupBitmapMergeState(bits) OVER (PARTITION BY block ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS onward
+    FROM (SELECT day, bits, intDiv(day - min(day) OVER (), {days:UInt8}) AS block FROM dense)
   )
-  GROUP BY d
+SELECT date, users
+FROM (
+  SELECT day AS date, bitmapOrCardinality(upto, lagInFrame(onward, {lag:UInt8}) OVER (ORDER BY day ROWS BETWEEN {lag:UInt8} PRECEDING AND CURRENT ROW)) AS users
+  FROM runs
 )
-ARRAY JOIN arrayMap(n -> d + n, range({days:UInt8})) AS day
-WHERE day >= {first_day:Date} AND day < {end_day:Date}
-GROUP BY day
+WHERE date >= {first_day:Date} AND users > 0
 ORDER BY date {{fill}}

@@ -1,12 +1,13 @@
 -- /insights/{projectId}/engagement from the sealed history: the rows of insights_engagement.sql from
--- the daily bitmaps of _identified_days.sql: each profile's last local day, and the days since.
+-- the daily bitmaps of _profile_days.sql. A profile's last local day is the one it is in and no
+-- later day is: a day's count is its profiles less those in the union of the days after it (one
+-- running union, latest day first), instead of every profile's numbers grouped.
 WITH
-  {{> identified_days}}
-SELECT dateDiff('day', last_day, {today:Date}) AS days, count() AS users
+  {{> profile_days}}
+SELECT dateDiff('day', day, {today:Date}) AS days, bitmapCardinality(bits) - bitmapAndCardinality(bits, later) AS users
 FROM (
-  SELECT vno, max(day) AS last_day
-  FROM (SELECT day, arrayJoin(bitmapToArray(bits)) AS vno FROM days)
-  GROUP BY vno
+  SELECT day, bits, groupBitmapMergeState(bits) OVER (ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS later
+  FROM days
 )
-GROUP BY days
+WHERE users > 0
 ORDER BY days

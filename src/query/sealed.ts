@@ -191,7 +191,8 @@ export interface SealedLatestRow {
  * What a build holds (sealed_builds.format): raised when a build gains a table that requests read,
  * so that builds made before it answer nothing and are replaced. 1: the hourly event rollups; 2: the
  * hourly identified profiles (020, product analytics); 3: each session's events as arrays (021,
- * funnels and the user flow).
+ * funnels and the user flow), and every profile and the identified ones by hour and UTC day (022,
+ * retention, cohorts, engagement and active users).
  */
 export const SEALED_FORMAT = 3
 

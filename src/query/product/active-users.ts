@@ -1,8 +1,7 @@
 import type { Statement } from '../../clickhouse/run.ts'
-import { HOUR_MS, wholePeriods } from '../sealed.ts'
 import { renderSql } from '../sql-templates.ts'
 import { clickhouseInstant, type TimeRange } from '../time-range.ts'
-import { daysOnUtcHours, type FromBuild } from './sealed-product.ts'
+import { profileDays, type FromBuild } from './sealed-product.ts'
 
 export const MAX_ACTIVE_DAYS = 90
 
@@ -49,10 +48,10 @@ export function activeUsersStatement(req: ActiveUsersRequest): Statement {
 /** Active users from the sealed history, where its hours fall in whole local days of the request. */
 export function sealedActiveUsers(req: ActiveUsersRequest): FromBuild {
   const { values, fill, earliest } = placeholders(req)
-  if (!daysOnUtcHours(earliest, req.range.end)) return undefined
+  const days = profileDays(req.projectId, req.range.timezone, earliest, req.range.end, false)
+  if (!days) return undefined
   return (build) => {
-    const hours = wholePeriods(earliest, req.range.end < build.closedAt ? req.range.end : build.closedAt, HOUR_MS)
-    const params = { ...values, version: build.version, hours_from: clickhouseInstant(hours.from), hours_to: clickhouseInstant(hours.to) }
+    const params = { ...values, ...days(build), earliest_day: earliest.toISODate(), lag: req.days - 1 }
     return { name: 'insights_active_users_sealed', sql: renderSql('insights_active_users_sealed', { fill }), params }
   }
 }

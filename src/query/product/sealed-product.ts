@@ -6,8 +6,8 @@ import { clickhouseInstant } from '../time-range.ts'
 import type { RetentionRequest } from './retention.ts'
 
 /**
- * Retention, cohorts and engagement from the identified rollups of the sealed history
- * (sql/schema/020_product_sealed.sql, sql/queries/_identified_days.sql): the same rows as their
+ * Retention, cohorts and engagement from the profile rollups of the sealed history
+ * (sql/schema/022_product_days.sql, sql/queries/_profile_days.sql): the same rows as their
  * statements over the events, for requests without filters whose days are whole local days made
  * of whole UTC hours. Each function answers undefined for a request it cannot answer, else the
  * statement for a build.
@@ -26,13 +26,14 @@ export function daysOnUtcHours(from: DateTime, to: DateTime): boolean {
 
 const isMidnight = (t: DateTime, timezone: string) => +t.setZone(timezone).startOf('day') === +t
 
-/** The placeholders of _identified_days.sql for activity read over [earliest, to), given a build. */
-function identifiedDays(projectId: string, timezone: string, earliest: DateTime, to: DateTime) {
+/** The placeholders of _profile_days.sql for activity read over [earliest, to), given a build. */
+export function profileDays(projectId: string, timezone: string, earliest: DateTime, to: DateTime, identified = true) {
   if (!isMidnight(earliest, timezone) || !daysOnUtcHours(earliest, to)) return undefined
   return (build: SealedBuild): Record<string, unknown> => {
     const hours = wholePeriods(earliest, to < build.closedAt ? to : build.closedAt, HOUR_MS)
     return {
       project: projectId,
+      identified,
       version: build.version,
       tz: timezone,
       earliest: clickhouseInstant(earliest),
@@ -50,7 +51,7 @@ export type FromBuild = ((build: SealedBuild) => Statement) | undefined
 
 export function sealedRetention(req: RetentionRequest): FromBuild {
   if (!sealedOnly(req)) return undefined
-  const params = identifiedDays(req.projectId, req.range.timezone, req.range.start, req.range.end)
+  const params = profileDays(req.projectId, req.range.timezone, req.range.start, req.range.end)
   return params && ((build) => ({ name: 'insights_retention_sealed', sql: renderSql('insights_retention_sealed'), params: params(build) }))
 }
 
@@ -61,7 +62,7 @@ export function sealedRetention(req: RetentionRequest): FromBuild {
 export function sealedCohort(req: RetentionRequest, columns: number, now: Date): FromBuild {
   const end = req.range.end.setZone(req.range.timezone)
   if (!sealedOnly(req) || (end.weekday !== 1 && +end < +now)) return undefined
-  const params = identifiedDays(req.projectId, req.range.timezone, req.range.start, end.plus({ weeks: columns }))
+  const params = profileDays(req.projectId, req.range.timezone, req.range.start, end.plus({ weeks: columns }))
   const toWeek = end.minus({ milliseconds: 1 }).startOf('week').plus({ weeks: 1 }).toISODate()
   return params && ((build) => ({ name: 'insights_retention_cohort_sealed', sql: renderSql('insights_retention_cohort_sealed'), params: { ...params(build), columns, to_week: toWeek } }))
 }
@@ -70,7 +71,7 @@ export function sealedCohort(req: RetentionRequest, columns: number, now: Date):
 const FOREVER = '2100-01-01'
 
 export function sealedEngagement(projectId: string, timezone: string, now: Date): FromBuild {
-  const params = identifiedDays(projectId, timezone, DateTime.fromISO('1970-01-01', { zone: timezone }), DateTime.fromISO(FOREVER, { zone: timezone }))
+  const params = profileDays(projectId, timezone, DateTime.fromISO('1970-01-01', { zone: timezone }), DateTime.fromISO(FOREVER, { zone: timezone }))
   const today = DateTime.fromJSDate(now, { zone: timezone }).toISODate()
   return params && ((build) => ({ name: 'insights_engagement_sealed', sql: renderSql('insights_engagement_sealed'), params: { ...params(build), today } }))
 }
