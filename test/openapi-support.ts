@@ -7,6 +7,7 @@ import { expect } from 'vitest'
 import { createClientRow } from '../src/auth/clients.ts'
 import type { QueryRunner } from '../src/clickhouse/run.ts'
 import { createProject } from '../src/projects.ts'
+import { DIMENSIONS } from '../src/query/dimensions.ts'
 import type { TestRuntime } from './helpers/runtime.ts'
 
 /** The clock every fixture app runs on; the events below sit inside its default ranges. */
@@ -226,3 +227,72 @@ export function operationsOf(doc: OpenApiDocument): { method: string; path: stri
     Object.entries(item).map(([method, operation]) => ({ method, path, operation })),
   )
 }
+
+export interface RouteCase {
+  /** The request's path and query for a project, with the parameters that make it succeed. */
+  url: (project: string, query?: string) => string
+  valid: string
+  /** Two or more invalid parameters, and the `details` paths that must name each of them. */
+  invalid: string
+  invalidPaths: string[]
+}
+
+const insights = (name: string, valid: string, invalid: string, invalidPaths: string[]): [string, RouteCase] => [
+  `/insights/{projectId}/${name}`,
+  { url: (project, query = '') => `/insights/${project}/${name}?${query}`, valid, invalid, invalidPaths },
+]
+const exportRoute = (name: string, valid: string, invalid: string, invalidPaths: string[]): [string, RouteCase] => [
+  `/export/${name}`,
+  { url: (project, query = '') => `/export/${name}?projectId=${project}&${query}`, valid, invalid, invalidPaths },
+]
+
+/** A route of one profile, asked about d1 (a fixture visitor with events and no stored profile). */
+const profileRoute = (rest: string, valid: string, invalid: string, invalidPaths: string[]): [string, RouteCase] => [
+  `/insights/{projectId}/profiles/{profileId}${rest}`,
+  { url: (project, query = '') => `/insights/${project}/profiles/d1${rest}?${query}`, valid, invalid, invalidPaths },
+]
+
+const LIST_INVALID: [string, string[]] = ['limit=0&range=forever&timezone=Mars%2FBase', ['limit', 'range', 'timezone']]
+
+/**
+ * One case per documented path: a path added to the document without one fails the OpenAPI suite;
+ * the reliability tests call every route with its valid parameters.
+ */
+export const CASES = new Map<string, RouteCase>([
+  insights('metrics', 'interval=day&previous=true', 'interval=fortnight&range=forever&previous=maybe', ['interval', 'range', 'previous']),
+  insights('live', 'range=7d', 'startDate=2024-06-01&limit=3', ['startDate', 'limit']),
+  insights('pages', 'limit=1', ...LIST_INVALID),
+  ...DIMENSIONS.map((d) => insights(d.name, 'limit=1', ...LIST_INVALID)),
+  insights('overview', 'interval=week&range=30d', 'interval=minute&range=forever', ['interval', 'range']),
+  insights('pages/top', 'range=7d', 'range=forever&limit=3', ['range', 'limit']),
+  insights('pages/entry_exit', 'mode=exit', 'mode=middle&timezone=Mars%2FBase', ['mode', 'timezone']),
+  insights('pages/performance', 'sortBy=bounce_rate&sortOrder=asc&limit=2&search=%2F', 'sortBy=title&limit=501', ['sortBy', 'limit']),
+  insights('traffic/referrers', 'breakdown=utm_source', 'breakdown=country&range=forever', ['breakdown', 'range']),
+  insights('traffic/geo', 'breakdown=city', 'breakdown=referrer&startDate=garbage', ['breakdown', 'startDate']),
+  insights('traffic/devices', 'breakdown=os', 'breakdown=model&filters=x', ['breakdown', 'filters']),
+  insights('events', 'limit=1&eventNames=screen_view&properties=%7B%7D', ...LIST_INVALID),
+  insights('events/names', '', 'range=7d&limit=3', ['range', 'limit']),
+  insights('events/properties', 'eventName=screen_view', 'eventName=&limit=3', ['eventName', 'limit']),
+  insights('events/property_values', 'eventName=screen_view&propertyKey=__query.utm_source', 'range=7d', ['eventName', 'propertyKey', 'range']),
+  insights('profiles', 'limit=1&sortOrder=asc', 'sortOrder=up&limit=0', ['sortOrder', 'limit']),
+  profileRoute('', 'eventLimit=2', 'eventLimit=0&range=7d', ['eventLimit', 'range']),
+  profileRoute('/sessions', 'limit=1', 'limit=0&range=7d', ['limit', 'range']),
+  profileRoute('/metrics', '', 'range=7d&limit=3', ['range', 'limit']),
+  insights('sessions', 'limit=1&country=DE', ...LIST_INVALID),
+  insights('groups', 'type=company&limit=5', 'limit=0&search=', ['limit', 'search']),
+  insights('groups/types', '', 'limit=3&type=x', ['limit', 'type']),
+  ['/insights/{projectId}/groups/{groupId}', { url: (project, query = '') => `/insights/${project}/groups/g1?${query}`, valid: 'memberLimit=5', invalid: 'memberLimit=0&limit=1', invalidPaths: ['memberLimit', 'limit'] }],
+  insights('funnel', 'steps=screen_view&steps=signup&groupBy=profile_id&windowHours=2', 'steps=a&windowHours=0&groupBy=device', ['steps', 'windowHours', 'groupBy']),
+  insights('retention', 'range=30d', 'range=forever&limit=3', ['range', 'limit']),
+  insights('retention/cohort', '', 'timezone=Mars%2FBase&interval=week', ['timezone', 'interval']),
+  insights('user_flow', 'startEvent=screen_view&steps=3', 'steps=1&mode=sideways', ['startEvent', 'steps', 'mode']),
+  insights('active_users', 'days=30', 'days=0&range=forever', ['days', 'range']),
+  insights('engagement', '', 'range=7d&days=3', ['range', 'days']),
+  exportRoute(
+    'charts',
+    `series=${encodeURIComponent(JSON.stringify([{ name: 'screen_view' }, { name: '*', segment: 'user' }]))}&breakdowns=${encodeURIComponent('[{"name":"country"}]')}&previous=true`,
+    'interval=fortnight&limit=x',
+    ['interval', 'limit'],
+  ),
+  exportRoute('events', 'limit=2&includes=profile', 'limit=x&format=xml', ['limit', 'format']),
+])

@@ -8,7 +8,8 @@ import { createClientRow } from '../../src/auth/clients.ts'
 import { createProject } from '../../src/projects.ts'
 import type { EventRow } from '../helpers/event-row.ts'
 import { seededRandom } from '../helpers/random.ts'
-import type { TestRuntime } from '../helpers/runtime.ts'
+import { afterAll, beforeAll } from 'vitest'
+import { openTestRuntime, testApp, type TestRuntime } from '../helpers/runtime.ts'
 
 export const NOW = new Date('2026-03-11T12:00:00.000Z')
 export const DAYS = Array.from({ length: 10 }, (_, i) => `2026-03-${String(i + 1).padStart(2, '0')}`)
@@ -127,4 +128,25 @@ export const openPanelQuery = (query: Record<string, unknown>) => {
     else out.append(key, typeof value === 'object' ? JSON.stringify(value) : String(value))
   }
   return out.toString()
+}
+
+/** What a replay file runs against: its own runtime with the fixture seeded, and the app at NOW. */
+export interface CompatApp {
+  rt: TestRuntime
+  clients: CompatClients
+  app: ReturnType<typeof testApp>
+}
+
+/** Opens a CompatApp before the file's tests and disposes of it after them; its fields are set once they start. */
+export function compatApp(events: readonly CompatRow[]): CompatApp {
+  const env = {} as CompatApp
+  beforeAll(async () => {
+    env.rt = await openTestRuntime({ QUARRY_RATE_LIMIT: '1000000' })
+    env.clients = await seedCompat(env.rt, events)
+    env.app = testApp(env.rt, { now: () => NOW })
+  })
+  afterAll(async () => {
+    await env.rt?.dispose()
+  })
+  return env
 }

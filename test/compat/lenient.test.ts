@@ -6,34 +6,22 @@
  * page's views and revenue. Expected values come from the inserted rows.
  */
 import createClient from 'openapi-fetch'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { paths } from '../generated/quarry-api.js'
 import { createResponseCache } from '../../src/http/cache/middleware.ts'
 import { eventsWatermark } from '../../src/http/cache/watermark.ts'
-import { openTestRuntime, testApp, type TestRuntime } from '../helpers/runtime.ts'
-import { compatEvents, COUNTRIES, DAYS, headers, ms, NOW, openPanelQuery, seedCompat, type CompatClients } from './fixture.ts'
+import { testApp } from '../helpers/runtime.ts'
+import { compatApp, compatEvents, COUNTRIES, DAYS, headers, ms, NOW, openPanelQuery } from './fixture.ts'
 
 const events = compatEvents()
 const from = Date.parse(`${DAYS[0]}T00:00:00Z`)
 const to = Date.parse(`${DAYS.at(-1)}T00:00:00Z`) + 86_400_000
 const inWindow = events.filter((e) => e.project_id === 'shop' && ms(e) >= from && ms(e) < to)
 const WINDOW = { startDate: DAYS[0]!, endDate: DAYS.at(-1)! }
-let rt: TestRuntime
-let clients: CompatClients
-let app: ReturnType<typeof testApp>
+const env = compatApp(events)
 
-beforeAll(async () => {
-  rt = await openTestRuntime({ QUARRY_RATE_LIMIT: '1000000' })
-  clients = await seedCompat(rt, events)
-  app = testApp(rt, { now: () => NOW })
-})
-
-afterAll(async () => {
-  await rt?.dispose()
-})
-
-const api = (credentials = clients.read) =>
-  createClient<paths>({ baseUrl: 'http://quarry.test', fetch: async (req) => app.fetch(req), headers: headers(credentials), querySerializer: openPanelQuery })
+const api = (credentials = env.clients.read) =>
+  createClient<paths>({ baseUrl: 'http://quarry.test', fetch: async (req) => env.app.fetch(req), headers: headers(credentials), querySerializer: openPanelQuery })
 const P = { path: { projectId: 'shop' } }
 
 /** The sessions of the window (by their start) and what each holds. */
@@ -60,10 +48,10 @@ describe('parameters OpenPanel accepts and ignores', () => {
   })
 
   it('a cached answer keeps its X-Quarry-Ignored, and a request without the parameter does not get it', async () => {
-    const cache = createResponseCache({ now: () => NOW, watermark: eventsWatermark(rt.runner) })
-    const cached = testApp(rt, { now: () => NOW, responseCache: cache })
+    const cache = createResponseCache({ now: () => NOW, watermark: eventsWatermark(env.rt.runner) })
+    const cached = testApp(env.rt, { now: () => NOW, responseCache: cache })
     const url = `/export/charts?series=${encodeURIComponent('[{"name":"screen_view"}]')}&startDate=${DAYS[0]}&endDate=${DAYS[1]}`
-    const send = (extra: string) => cached.request(`${url}${extra}`, { headers: headers(clients.read) })
+    const send = (extra: string) => cached.request(`${url}${extra}`, { headers: headers(env.clients.read) })
     const miss = await send('&chartType=bar')
     const hit = await send('&chartType=bar')
     expect([miss.headers.get('x-quarry-cache'), hit.headers.get('x-quarry-cache')]).toEqual(['miss', 'hit'])
@@ -91,7 +79,7 @@ describe('parameters OpenPanel accepts and ignores', () => {
   })
 
   it('a write client is refused with 403 client_type_not_allowed (OpenPanel: 401; a deliberate difference)', async () => {
-    const res = await api(clients.write).GET('/insights/{projectId}/metrics', { params: P })
+    const res = await api(env.clients.write).GET('/insights/{projectId}/metrics', { params: P })
     expect([res.response.status, res.error?.code]).toEqual([403, 'client_type_not_allowed'])
   })
 })

@@ -7,28 +7,15 @@
  * is computed from the inserted rows.
  */
 import createClient from 'openapi-fetch'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { paths } from '../generated/quarry-api.js'
-import { openTestRuntime, testApp, type TestRuntime } from '../helpers/runtime.ts'
-import { compatEvents, DAYS, exportOrder, headers, isoOf, ms, NOW, openPanelQuery, seedCompat, type CompatClients, type CompatRow } from './fixture.ts'
+import { compatApp, compatEvents, DAYS, exportOrder, headers, isoOf, ms, openPanelQuery, type CompatRow } from './fixture.ts'
 
 const events = compatEvents()
 const shop = events.filter((e) => e.project_id === 'shop')
-let rt: TestRuntime
-let clients: CompatClients
-let app: ReturnType<typeof testApp>
+const env = compatApp(events)
 
-beforeAll(async () => {
-  rt = await openTestRuntime({ QUARRY_RATE_LIMIT: '1000000' })
-  clients = await seedCompat(rt, events)
-  app = testApp(rt, { now: () => NOW })
-})
-
-afterAll(async () => {
-  await rt?.dispose()
-})
-
-const api = (credentials?: { id: string; secret: string }, target = () => app) =>
+const api = (credentials?: { id: string; secret: string }, target = () => env.app) =>
   createClient<paths>({
     baseUrl: 'http://quarry.test',
     fetch: async (req) => target().fetch(req),
@@ -66,7 +53,7 @@ const exported = (e: CompatRow) => ({
 
 describe('an exporter paging /export/events by day windows until an empty page', () => {
   it('gets every event of each day once, in order, with the includes it repeated', async () => {
-    const client = api(clients.root)
+    const client = api(env.clients.root)
     const limit = 7
     for (const day of DAYS) {
       const expected = shop.filter((e) => e.created_at.startsWith(day)).sort(exportOrder)
@@ -90,7 +77,7 @@ describe('an exporter paging /export/events by day windows until an empty page',
   })
 
   it('without start and end exports all time, as OpenPanel (the year-old event too); limit 5000 is clamped to 1000 and said', async () => {
-    const res = await api(clients.read).GET('/export/events', { params: { query: { limit: 5000 } } })
+    const res = await api(env.clients.read).GET('/export/events', { params: { query: { limit: 5000 } } })
     expect(res.response.status).toBe(200)
     expect(res.response.headers.get('x-quarry-clamped')).toBe('limit=1000')
     const body = res.data as Exclude<typeof res.data, string | undefined>
@@ -102,14 +89,14 @@ describe('an exporter paging /export/events by day windows until an empty page',
   })
 
   it('page 0 and limit 0 are clamped to 1; the project comes from the read client; a root client without one gets 400', async () => {
-    const res = await api(clients.read).GET('/export/events', { params: { query: { page: 0, limit: 0 } } })
+    const res = await api(env.clients.read).GET('/export/events', { params: { query: { page: 0, limit: 0 } } })
     expect(res.response.status).toBe(200)
     expect(res.response.headers.get('x-quarry-clamped')).toBe('limit=1, page=1')
     const body = res.data as Exclude<typeof res.data, string | undefined>
     expect(body.data.map((e) => e.id)).toEqual([[...shop].sort(exportOrder)[0]!.id])
-    const root = await api(clients.root).GET('/export/events', { params: { query: {} } })
+    const root = await api(env.clients.root).GET('/export/events', { params: { query: {} } })
     expect([root.response.status, root.error?.code]).toEqual([400, 'project_required'])
-    const unknown = await api(clients.read).GET('/export/events', { params: { query: { includes: 'cty' } } })
+    const unknown = await api(env.clients.read).GET('/export/events', { params: { query: { includes: 'cty' } } })
     expect([unknown.response.status, unknown.error?.details?.[0]?.path]).toEqual([400, 'includes'])
   })
 })
@@ -132,7 +119,7 @@ describe('a chart widget calling /export/charts with a read client and no projec
   }
 
   it("answers the read client's project, every group's daily values, and names what it ignored", async () => {
-    const res = await api(clients.read).GET('/export/charts', {
+    const res = await api(env.clients.read).GET('/export/charts', {
       params: {
         query: {
           series: series as never,
@@ -171,9 +158,9 @@ describe('a chart widget calling /export/charts with a read client and no projec
   })
 
   it('a root client without projectId gets 400 project_required; an unknown breakdown name stays a 400', async () => {
-    const root = await api(clients.root).GET('/export/charts', { params: { query: { series: [{ name: 'screen_view' }] as never } } })
+    const root = await api(env.clients.root).GET('/export/charts', { params: { query: { series: [{ name: 'screen_view' }] as never } } })
     expect([root.response.status, root.error?.code]).toEqual([400, 'project_required'])
-    const typo = await api(clients.read).GET('/export/charts', {
+    const typo = await api(env.clients.read).GET('/export/charts', {
       params: { query: { series: [{ name: 'screen_view' }] as never, breakdowns: [{ name: 'countree' }] } },
     })
     expect([typo.response.status, typo.error?.details?.[0]?.path]).toEqual([400, 'breakdowns.0.name'])
