@@ -2,7 +2,8 @@
  * Where the product routes' time goes on a seeded project: each statement beside the parts it is
  * made of (the scan alone, the grouping per unit, the person links), medians of --runs runs in
  * process on the engine's client (no HTTP, no gate). Same clock and windows as product-latency.ts.
- *   QUARRY_DATA_DIR=… npx tsx benchmarks/product-profile.ts --project pl [--runs 3]
+ *   QUARRY_DATA_DIR=… npx tsx benchmarks/product-profile.ts --project pl [--runs 3] [--only sealed]
+ * --only keeps the statements whose name contains it (--only sealed_build: the build's steps alone).
  */
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
@@ -22,7 +23,7 @@ import { clickhouseInstant } from '../src/query/time-range.ts'
 import { openRuntime } from '../src/runtime.ts'
 import { round } from './lib/stats.ts'
 
-const { values } = parseArgs({ options: { project: { type: 'string', default: 'pl' }, runs: { type: 'string', default: '3' } } })
+const { values } = parseArgs({ options: { project: { type: 'string', default: 'pl' }, runs: { type: 'string', default: '3' }, only: { type: 'string' } } })
 const project = values.project!
 const rt = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_SEALED: false, QUARRY_PAGE_ROLLUPS: false }, createLogger('warn'))
 const [last] = await rt.runner.rows<{ last: string }>({ name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } }, { timeoutS: 600 })
@@ -65,24 +66,28 @@ if (build) {
 
 const runs = Number(values.runs)
 console.log(`load ${loadavg().map((l) => round(l, 2)).join(' ')}`)
-for (const statement of parts) {
-  const times: number[] = []
-  for (let i = 0; i < runs; i++) {
+// Round by round, every statement once per round: a loaded machine weighs on all of them alike.
+const chosen = parts.filter((p) => values.only === undefined || p.name.includes(values.only))
+const times = chosen.map(() => [] as number[])
+for (let i = 0; i < runs; i++) {
+  for (const [k, statement] of chosen.entries()) {
     const started = performance.now()
     try {
       await rt.runner.rows(statement, { timeoutS: 30 })
-      times.push(performance.now() - started)
+      times[k]!.push(performance.now() - started)
     } catch (err) {
-      times.push(Infinity)
+      times[k]!.push(Infinity)
       console.log(`${statement.name}: ${String(err).slice(0, 120)}`)
     }
   }
-  times.sort((a, b) => a - b)
-  console.log(`${statement.name}: median ${round(times[Math.floor(times.length / 2)]!, 0)} ms (${times.map((t) => round(t, 0)).join(', ')})`)
+}
+for (const [k, statement] of chosen.entries()) {
+  const sorted = times[k]!.sort((a, b) => a - b)
+  console.log(`${statement.name}: median ${round(sorted[Math.floor(sorted.length / 2)]!, 0)} ms (${sorted.map((t) => round(t, 0)).join(', ')})`)
 }
 // What migration 022 adds to a build: the profile rollups of the whole history (hours, then whole
 // UTC days), written under a scratch version and dropped again.
-if (build) {
+if (build && (values.only === undefined || values.only.startsWith('sealed_build'))) {
   const scratch = { project, version: 1, closed: clickhouseInstant(build.closedAt) }
   for (const step of ['sealed_build_profiles', 'sealed_build_profile_days']) {
     const started = performance.now()
