@@ -70,8 +70,8 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     metrics,
     tracing,
     close: async () => {
-      pageRollups?.stop()
-      sealed?.stop()
+      // The builds end before the engine closes under them.
+      await Promise.all([pageRollups?.stop(), sealed?.stop()])
       await tracing?.shutdown()
       return engine.close()
     },

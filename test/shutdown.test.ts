@@ -79,6 +79,38 @@ describe('quarry serve on SIGTERM', () => {
   })
 })
 
+describe('quarry serve on SIGTERM while background builds run', () => {
+  it('ends the builds the first requests started before closing the engine, and exits 0', async () => {
+    // A data directory of its own, never served: the first insights requests start its sealed
+    // history and page rollup builds. chDB closed under a running build statement aborted the
+    // process (SIGSEGV after a libc++ bounds assertion) in about one shutdown of three.
+    const fresh = mkdtempSync(join(tmpdir(), 'quarry-shutdown-builds-'))
+    try {
+      expect((await quarry(fresh, ['seed', '--project', 'shop', '--events', '20000', '--days', '7'])).code).toBe(0)
+      const created = await quarry(fresh, ['clients', 'create', '--type', 'read', '--project', 'shop'])
+      const client = JSON.parse(created.stdout) as { id: string; secret: string }
+      const headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
+      const port = await freePort()
+      const server = startQuarry(fresh, ['serve'], { PORT: String(port), LOG_LEVEL: 'info' })
+      const exited = finished(server)
+      await waitForStderr(server, '"listening"')
+      const statuses = await Promise.all(['metrics', 'pages', 'country'].map(async (route) => (await fetch(`http://127.0.0.1:${port}/insights/shop/${route}?range=30d`, { headers })).status))
+      expect(statuses).toEqual([200, 200, 200])
+      server.kill('SIGTERM')
+      const signalled = performance.now()
+      const result = await exited
+      expect(result.signal, result.stderr.slice(-2000)).toBeNull()
+      expect(result.code, result.stderr.slice(-2000)).toBe(0)
+      expect(performance.now() - signalled).toBeLessThan(10_000)
+      // The builds were started; each either finished before the signal or was stopped by it.
+      expect(result.stderr).toMatch(/sealed history (built|build stopped)/)
+      expect(result.stderr).not.toContain('build failed')
+    } finally {
+      rmSync(fresh, { recursive: true, force: true })
+    }
+  })
+})
+
 describe('quarry serve on SIGINT', () => {
   it('exits 0 within the grace period when idle', async () => {
     const { server, exited, base } = await startServer()

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Logger } from 'pino'
+import type { QueryRunner } from '../clickhouse/run.ts'
 
 export interface BuildSchedulerOptions {
   logger: Logger
@@ -60,7 +61,10 @@ export class BuildScheduler {
     const last = this.lastScheduled.get(projectId) ?? -Infinity
     if (this.stopped || this.building.has(projectId) || Date.now() - last < this.o.rebuildIntervalMs) return
     this.lastScheduled.set(projectId, Date.now())
-    this.run(projectId, build).catch((err: unknown) => this.o.logger.warn({ err, project: projectId }, `${this.o.what} build failed`))
+    this.run(projectId, build).catch((err: unknown) => {
+      if (this.stopped) this.o.logger.info({ project: projectId }, `${this.o.what} build stopped: the service is stopping`)
+      else this.o.logger.warn({ err, project: projectId }, `${this.o.what} build failed`)
+    })
   }
 
   /** Resolves when the project's build in progress, if any, is done. */
@@ -68,7 +72,30 @@ export class BuildScheduler {
     await this.building.get(projectId)?.catch(() => {})
   }
 
-  stop(): void {
+  /**
+   * The runner a build runs on: once the scheduler has stopped, a build's next statement fails at
+   * once, so a running build ends with the statement it is in (what it wrote is not registered, and
+   * the next build drops it).
+   */
+  guard(runner: QueryRunner): QueryRunner {
+    const open = () => {
+      if (this.stopped) throw new Error(`${this.o.what}: the service is stopping`)
+    }
+    return {
+      ...runner,
+      rows: async (stmt, opts) => (open(), runner.rows(stmt, opts)),
+      stream: (stmt, format, opts) => (open(), runner.stream(stmt, format, opts)),
+      command: async (stmt) => (open(), runner.command(stmt)),
+    }
+  }
+
+  /**
+   * No build starts after this; resolves once the running ones have ended. The engine must not be
+   * closed under a build: chDB closed while a statement runs aborts the process (a libc++ bounds
+   * assertion, SIGSEGV), which cut shutdowns that came while a first request's builds ran.
+   */
+  async stop(): Promise<void> {
     this.stopped = true
+    await Promise.allSettled(this.building.values())
   }
 }

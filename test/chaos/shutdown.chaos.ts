@@ -101,7 +101,7 @@ describe('SIGTERM during 32 concurrent requests', () => {
 
     console.log(
       `chaos shutdown: ${unfinishedAtSignal} of 32 unfinished at SIGTERM; in-flight statuses ${JSON.stringify(results.map((r) => r.status))}; ` +
-        `late ${JSON.stringify(late.map((r) => r.status || r.error))}; exit ${exited.code} after ${Math.round(exitMs)} ms`,
+        `late ${JSON.stringify(late.map((r) => r.status || r.error))}; exit ${exited.code} (signal ${exited.signal}) after ${Math.round(exitMs)} ms; stderr tail ${exited.stderr.slice(-1500)}`,
     )
     recordChaos('shutdown', {
       command: 'npm run test:chaos (test/chaos/shutdown.chaos.ts)',

@@ -113,9 +113,9 @@ export class PageRollups {
     return this.builds.run(project.id, this.buildOf(project))
   }
 
-  /** No build starts after this; requests still plan with the rollups there are. */
-  stop(): void {
-    this.builds.stop()
+  /** No build starts after this, and the running one ends with its statement; requests still plan with the rollups there are. */
+  stop(): Promise<void> {
+    return this.builds.stop()
   }
 
   private schedule(project: Project): void {
@@ -123,6 +123,6 @@ export class PageRollups {
   }
 
   private buildOf(project: Project) {
-    return () => buildRollup(project, { runner: this.opts.runner, logger: this.opts.logger, now: this.opts.now, timeoutS: this.opts.buildTimeoutS })
+    return () => buildRollup(project, { runner: this.builds.guard(this.opts.runner), logger: this.opts.logger, now: this.opts.now, timeoutS: this.opts.buildTimeoutS })
   }
 }

@@ -121,9 +121,9 @@ export class SealedHistory {
     return this.builds.run(projectId, this.buildOf(projectId))
   }
 
-  /** No build starts after this; requests still plan with the builds there are. */
-  stop(): void {
-    this.builds.stop()
+  /** No build starts after this, and the running one ends with its statement; requests still plan with the builds there are. */
+  stop(): Promise<void> {
+    return this.builds.stop()
   }
 
   private schedule(projectId: string): void {
@@ -134,7 +134,7 @@ export class SealedHistory {
     const durations = this.opts.metrics?.sealedBuildDuration
     return async () => {
       const closedAt = this.closing()
-      const ms = await sealProject(projectId, { runner: this.opts.runner, logger: this.opts.logger, closedAt, timeoutS: this.opts.buildTimeoutS })
+      const ms = await sealProject(projectId, { runner: this.builds.guard(this.opts.runner), logger: this.opts.logger, closedAt, timeoutS: this.opts.buildTimeoutS })
       if (ms !== undefined) {
         durations?.observe({ project: projectId }, ms / 1000)
         this.sealedUntil.set(projectId, closedAt.toJSDate())
