@@ -4,15 +4,17 @@
 -- without a look at their times; sessions with events from C on are grouped from their merged
 -- events as there.
 --
--- Fragment slots: names, the include/exclude condition on `name`; keep and path as in
--- insights_user_flow.sql.
+-- Every mode keeps only units with the start event: sessions without it before C are left out at once.
+--
+-- Fragment slots: names, the include/exclude condition on `name`; inside_names, the names of a
+-- session inside the window that pass it; keep and path as in insights_user_flow.sql.
 {{> sealed_unit_events}},
   units AS (
     SELECT arrayCompact(if(created_at >= {from:DateTime64(3, 'UTC')} AND ended_at < {to:DateTime64(3, 'UTC')},
-      arrayFilter(name -> 1 {{names}}, names),
+      {{inside_names}},
       arrayFilter((name, t) -> t >= {from_ms:UInt64} AND t < {to_ms:UInt64} {{names}}, names, times))) AS names
     FROM sealed
-    WHERE key NOT IN (SELECT key FROM live)
+    WHERE key NOT IN (SELECT key FROM live) AND has(names, {start:String})
     UNION ALL
     SELECT arrayCompact(arrayMap(x -> x.2, arraySort(groupArray((t, name))))) AS names
     FROM merged

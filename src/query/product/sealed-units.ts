@@ -59,6 +59,8 @@ export function sealedFlow(req: FlowRequest): FromBuild {
   if (!sealedAnswers(req)) return undefined
   return (build) => {
     const params = unitPlaceholders(req, build)
-    return { name: 'insights_user_flow_sealed', sql: renderSql('insights_user_flow_sealed', flowPlaceholders(req, params, 'name')), params: params.values }
+    const fragments = flowPlaceholders(req, params, 'name')
+    const insideNames = fragments.names === '' ? 'names' : `arrayFilter(name -> 1${fragments.names}, names)`
+    return { name: 'insights_user_flow_sealed', sql: renderSql('insights_user_flow_sealed', { ...fragments, inside_names: insideNames }), params: params.values }
   }
 }
