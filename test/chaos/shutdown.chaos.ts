@@ -100,7 +100,7 @@ describe('SIGTERM during 32 concurrent requests', () => {
     warm.destroy()
 
     console.log(
-      `chaos shutdown: ${unfinishedAtSignal} of 32 unfinished at SIGTERM; in-flight statuses ${JSON.stringify(results.map((r) => r.status))}; ` +
+      `chaos shutdown: ${unfinishedAtSignal} of 32 unfinished at SIGTERM; in-flight statuses ${JSON.stringify(results.map((r) => r.status || `${r.error}@${Math.round(r.doneAt - signalled)}ms`))}; ` +
         `late ${JSON.stringify(late.map((r) => r.status || r.error))}; exit ${exited.code} (signal ${exited.signal}) after ${Math.round(exitMs)} ms; stderr tail ${exited.stderr.slice(-1500)}`,
     )
     recordChaos('shutdown', {
