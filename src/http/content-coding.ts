@@ -7,8 +7,9 @@ export type StreamCoding = (typeof CODINGS)[number]
 
 /**
  * The coding of a streamed text export for an Accept-Encoding header: the one the client rates
- * highest (q > 0, by name or through *), zstd on a tie (smaller and faster: 5.5x against gzip's
- * 4.6x on CSV blocks, 154 against 89 MB/s); none when it names neither.
+ * highest (q > 0, by name or through *), zstd on a tie (smaller and no slower: on an export's CSV
+ * blocks 4.1x at 59 MB/s against gzip's 3.8x at 53, benchmarks/experiments/text-codings.ts; 1.27x
+ * gzip's rows/s end to end); none when it names neither.
  */
 export function negotiateCoding(header: string | undefined): StreamCoding | undefined {
   if (!header) return undefined
@@ -33,12 +34,13 @@ export const encoded = (coding: StreamCoding, source: AsyncGenerator<Uint8Array>
   coding === 'zstd' ? zstdFrames(source) : gzipped(source)
 
 /**
- * One zstd frame per chunk (level 3): a zstd stream may be several frames, which every decoder
- * reads as one. The chunks are blocks of 8192 rows, a few MB, so the frames compress about as well
- * as one would, and each is compressed on libuv's pool while the engine formats the next block.
+ * One zstd frame per chunk, at the binding's default level (3; it takes no other): a zstd stream
+ * may be several frames, which every decoder reads as one. The chunks are blocks of 8192 rows, a
+ * few MB, so the frames compress about as well as one would, and each is compressed on libuv's
+ * pool while the engine formats the next block.
  */
 async function* zstdFrames(source: AsyncGenerator<Uint8Array>): AsyncGenerator<Uint8Array> {
-  for await (const chunk of source) yield await zstdCompress(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), 3)
+  for await (const chunk of source) yield await zstdCompress(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))
 }
 
 /** Gzip at level 1: four times smaller CSV at the speed of the export itself. */
