@@ -1,7 +1,7 @@
 import type { Statement } from '../../clickhouse/run.ts'
 import { renderSql } from '../sql-templates.ts'
 import { clickhouseInstant, type TimeRange } from '../time-range.ts'
-import { profileDays, type FromBuild } from './sealed-product.ts'
+import { DAYS, profileDays, type FromBuild } from './sealed-product.ts'
 
 export const MAX_ACTIVE_DAYS = 90
 
@@ -52,7 +52,7 @@ export function sealedActiveUsers(req: ActiveUsersRequest): FromBuild {
   if (!days) return undefined
   return (build) => {
     const params = { ...values, ...days(build), earliest_day: earliest.toISODate(), lag: req.days - 1 }
-    return { name: 'insights_active_users_sealed', sql: renderSql('insights_active_users_sealed', { fill }), params }
+    return { name: 'insights_active_users_sealed', sql: renderSql('insights_active_users_sealed', { ...DAYS, fill }), params }
   }
 }
 

@@ -44,6 +44,10 @@ export function profileDays(projectId: string, timezone: string, earliest: DateT
   }
 }
 
+/** What _profile_days.sql groups by: local days, or local weeks (Monday), where whole UTC days can stand for more of them. */
+export const DAYS = { bucket: 'toDate' }
+const WEEKS = { bucket: 'toMonday' }
+
 const sealedOnly = (req: RetentionRequest) => req.filters.length === 0 && isMidnight(req.range.end, req.range.timezone)
 
 /** A statement from the build that the request's days allow, or undefined where they do not. */
@@ -52,7 +56,7 @@ export type FromBuild = ((build: SealedBuild) => Statement) | undefined
 export function sealedRetention(req: RetentionRequest): FromBuild {
   if (!sealedOnly(req)) return undefined
   const params = profileDays(req.projectId, req.range.timezone, req.range.start, req.range.end)
-  return params && ((build) => ({ name: 'insights_retention_sealed', sql: renderSql('insights_retention_sealed'), params: params(build) }))
+  return params && ((build) => ({ name: 'insights_retention_sealed', sql: renderSql('insights_retention_sealed', WEEKS), params: params(build) }))
 }
 
 /**
@@ -64,7 +68,7 @@ export function sealedCohort(req: RetentionRequest, columns: number, now: Date):
   if (!sealedOnly(req) || (end.weekday !== 1 && +end < +now)) return undefined
   const params = profileDays(req.projectId, req.range.timezone, req.range.start, end.plus({ weeks: columns }))
   const toWeek = end.minus({ milliseconds: 1 }).startOf('week').plus({ weeks: 1 }).toISODate()
-  return params && ((build) => ({ name: 'insights_retention_cohort_sealed', sql: renderSql('insights_retention_cohort_sealed'), params: { ...params(build), columns, to_week: toWeek } }))
+  return params && ((build) => ({ name: 'insights_retention_cohort_sealed', sql: renderSql('insights_retention_cohort_sealed', WEEKS), params: { ...params(build), columns, to_week: toWeek } }))
 }
 
 /** Engagement reads every event, future-dated ones too (they count as active, as in OpenPanel). */
@@ -73,5 +77,5 @@ const FOREVER = '2100-01-01'
 export function sealedEngagement(projectId: string, timezone: string, now: Date): FromBuild {
   const params = profileDays(projectId, timezone, DateTime.fromISO('1970-01-01', { zone: timezone }), DateTime.fromISO(FOREVER, { zone: timezone }))
   const today = DateTime.fromJSDate(now, { zone: timezone }).toISODate()
-  return params && ((build) => ({ name: 'insights_engagement_sealed', sql: renderSql('insights_engagement_sealed'), params: { ...params(build), today } }))
+  return params && ((build) => ({ name: 'insights_engagement_sealed', sql: renderSql('insights_engagement_sealed', DAYS), params: { ...params(build), today } }))
 }
