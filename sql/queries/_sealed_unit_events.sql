@@ -1,7 +1,8 @@
 -- The CTEs of a per-session statement on the sealed history (insights_funnel_sealed.sql,
 -- insights_user_flow_sealed.sql): `live`, the window's events from C on ({live_from} is the later
 -- of C and the window's start) that pass `names`; `sealed`, the build's sessions with events
--- before C that may overlap the window; `merged`, every event in the window of the sessions with
+-- before C that may overlap the window (their arrays as event_times and event_names, names no
+-- statement's own columns take); `merged`, every event in the window of the sessions with
 -- such a live event, those before C from their arrays. Every other session's events in the window
 -- are in its arrays alone.
 WITH
@@ -12,7 +13,7 @@ WITH
       AND session_id != '' {{names}}
   ),
   sealed AS (
-    SELECT session_key AS key, created_at, ended_at, times, names
+    SELECT session_key AS key, created_at, ended_at, times AS event_times, names AS event_names
     FROM sealed_session_events
     WHERE project_id = {project:String} AND version = {version:UInt64}
       AND created_at < {to:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')}
@@ -20,6 +21,6 @@ WITH
   merged AS (
     SELECT key, t, name FROM live
     UNION ALL
-    SELECT key, t, name FROM sealed ARRAY JOIN times AS t, names AS name
+    SELECT key, t, name FROM sealed ARRAY JOIN event_times AS t, event_names AS name
     WHERE key IN (SELECT key FROM live) AND t >= {from_ms:UInt64} AND t < {to_ms:UInt64} {{names}}
   )

@@ -14,12 +14,12 @@
 {{> sealed_unit_events}}
 SELECT level, count() AS units
 FROM (
-  SELECT if(has(ks, {second:UInt8}), arrayReduce({funnel:String}, arrayMap((t, k) -> toUInt64(t * 16 + 15 - k), times, ks), {{conditions}}), toUInt8(has(ks, 1))) AS level
+  SELECT if(has(ks, {second:UInt8}), arrayReduce({funnel:String}, arrayMap((t, k) -> toUInt64(t * 16 + 15 - k), event_times, ks), {{conditions}}), toUInt8(has(ks, 1))) AS level
   FROM (
-    SELECT times,
+    SELECT event_times,
       if(created_at >= {from:DateTime64(3, 'UTC')} AND ended_at < {to:DateTime64(3, 'UTC')},
-        arrayMap(n -> transform(n, {names:Array(String)}, {numbers:Array(UInt8)}, 0), names),
-        arrayMap((n, t) -> if(t >= {from_ms:UInt64} AND t < {to_ms:UInt64}, transform(n, {names:Array(String)}, {numbers:Array(UInt8)}, 0), 0), names, times)) AS ks
+        arrayMap(n -> transform(n, {names:Array(String)}, {numbers:Array(UInt8)}, 0), event_names),
+        arrayMap((n, t) -> if(t >= {from_ms:UInt64} AND t < {to_ms:UInt64}, transform(n, {names:Array(String)}, {numbers:Array(UInt8)}, 0), 0), event_names, event_times)) AS ks
     FROM sealed
     WHERE key NOT IN (SELECT key FROM live)
   )

@@ -12,9 +12,9 @@
   units AS (
     SELECT arrayCompact(if(created_at >= {from:DateTime64(3, 'UTC')} AND ended_at < {to:DateTime64(3, 'UTC')},
       {{inside_names}},
-      arrayFilter((name, t) -> t >= {from_ms:UInt64} AND t < {to_ms:UInt64} {{names}}, names, times))) AS names
+      arrayFilter((name, t) -> t >= {from_ms:UInt64} AND t < {to_ms:UInt64} {{names}}, event_names, event_times))) AS names
     FROM sealed
-    WHERE key NOT IN (SELECT key FROM live) AND has(names, {start:String})
+    WHERE key NOT IN (SELECT key FROM live) AND has(event_names, {start:String})
     UNION ALL
     SELECT arrayCompact(arrayMap(x -> x.2, arraySort(groupArray((t, name))))) AS names
     FROM merged

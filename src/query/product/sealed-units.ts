@@ -60,7 +60,7 @@ export function sealedFlow(req: FlowRequest): FromBuild {
   return (build) => {
     const params = unitPlaceholders(req, build)
     const fragments = flowPlaceholders(req, params, 'name')
-    const insideNames = fragments.names === '' ? 'names' : `arrayFilter(name -> 1${fragments.names}, names)`
+    const insideNames = fragments.names === '' ? 'event_names' : `arrayFilter(name -> 1${fragments.names}, event_names)`
     return { name: 'insights_user_flow_sealed', sql: renderSql('insights_user_flow_sealed', { ...fragments, inside_names: insideNames }), params: params.values }
   }
 }
