@@ -5,12 +5,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { isDeepStrictEqual, promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AlreadySeededError, seedProject } from '../src/seed/seed.ts'
-import { openTestRuntime, type TestRuntime } from './helpers/runtime.ts'
-import type { EventRow as StoredEvent } from './helpers/event-row.ts'
+import { AlreadySeededError, seedProject } from '../../src/seed/seed.ts'
+import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts'
+import type { EventRow as StoredEvent } from '../helpers/event-row.ts'
 
 const run = promisify(execFile)
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 const END = new Date('2026-03-02T00:00:00Z')
 const DAYS = 14
