@@ -208,7 +208,7 @@ describe('what the runner sends', () => {
 
   it('the statement, its settings after the time limit and read-only, then the format', () => {
     expect(finalSql(stmt, { timeoutS: 2.5 }, 'JSONEachRow', 'qid')).toBe(
-      "SELECT 1\nSETTINGS max_execution_time = 2.5, output_format_json_quote_64bit_integers = 0, join_use_nulls = 1, x = 'y', log_comment = 'qid', readonly = 2\nFORMAT JSONEachRow",
+      "SELECT 1\nSETTINGS max_execution_time = 2.5, output_format_json_quote_64bit_integers = 0, optimize_use_implicit_projections = 0, join_use_nulls = 1, x = 'y', log_comment = 'qid', readonly = 2\nFORMAT JSONEachRow",
     )
     expect(finalSql(stmt, { timeoutS: 1, readonly: false }, 'CSV')).not.toContain('readonly')
   })
