@@ -59,8 +59,6 @@ export function sealedFlow(req: FlowRequest): FromBuild {
   if (!sealedAnswers(req)) return undefined
   return (build) => {
     const params = unitPlaceholders(req, build)
-    const fragments = flowPlaceholders(req, params, 'name')
-    const insideNames = fragments.names === '' ? 'event_names' : `arrayFilter(name -> 1${fragments.names}, event_names)`
-    return { name: 'insights_user_flow_sealed', sql: renderSql('insights_user_flow_sealed', { ...fragments, inside_names: insideNames }), params: params.values }
+    return { name: 'insights_user_flow_sealed', sql: renderSql('insights_user_flow_sealed', flowPlaceholders(req, params, 'name')), params: params.values }
   }
 }
