@@ -12209,7 +12209,7 @@ export interface paths {
                         /** @description Ignored; accepted because OpenPanel clients send it (the breakdown id of the dashboard) */
                         id?: string;
                     }[];
-                    /** @description Breakdown groups kept per series, the top ones by sum: 1–1000; outside, clamped (OpenPanel ignores it) and said in X-Quarry-Clamped */
+                    /** @description Breakdown groups kept per series, the top ones by sum: 1–1000; outside, clamped (OpenPanel ignores it) and said in X-Quarry-Clamped. A chart holds at most 500000 points (groups × buckets over its series); more is a 400 naming limit */
                     limit?: number | null;
                     /** @description Bucket size; at most 10000 buckets */
                     interval?: "minute" | "hour" | "day" | "week" | "month";
@@ -12478,7 +12478,7 @@ export interface paths {
                         /** @description Ignored; accepted because OpenPanel clients send it (the breakdown id of the dashboard) */
                         id?: string;
                     }[];
-                    /** @description Breakdown groups kept per series, the top ones by sum: 1–1000; outside, clamped (OpenPanel ignores it) and said in X-Quarry-Clamped */
+                    /** @description Breakdown groups kept per series, the top ones by sum: 1–1000; outside, clamped (OpenPanel ignores it) and said in X-Quarry-Clamped. A chart holds at most 500000 points (groups × buckets over its series); more is a 400 naming limit */
                     limit?: number | null;
                     /** @description Bucket size; at most 10000 buckets */
                     interval?: "minute" | "hour" | "day" | "week" | "month";
@@ -14276,7 +14276,7 @@ export interface components {
         "X-Request-Id": string;
         /** @description db;dur=<ms in ClickHouse>, total;dur=<ms>; when the request ran a query */
         "Server-Timing": string;
-        /** @description rows_read=<n>; bytes_read=<n>; queries=<n>; when the request ran a query */
+        /** @description [rows_read=<n>; bytes_read=<n>; ]queries=<n>; when the request ran a query. rows_read and bytes_read on a ClickHouse server only: chDB reports the rows of a result, not those read */
         "X-Quarry-Stats": string;
         /** @description hit, miss, coalesced or bypass: what the response cache did (insights and charts, when QUARRY_RESPONSE_CACHE_MB > 0) */
         "X-Quarry-Cache": string;
