@@ -4,8 +4,8 @@
  * sessions) and of profile filters on the export, over real HTTP against a seeded data directory,
  * cache off, every cell's requests interleaved with the others' in a rotating order so that a
  * loaded machine weighs on all of them alike. The clock is pinned half an hour after the
- * project's last event. Per cell: p50/p90/p99 over HTTP, the server's `db` time and what the
- * statements read (X-Quarry-Stats), with the load average.
+ * project's last event. Per cell: p50/p90/p99 over HTTP and the server's `db` time, with the load
+ * average.
  *   QUARRY_DATA_DIR=… npx tsx benchmarks/people-latency.ts --project pp [--runs 20] [--out people-latency]
  */
 import { writeFileSync } from 'node:fs'
@@ -18,8 +18,9 @@ import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
 import { openRuntime } from '../src/runtime.ts'
 import { listen } from '../src/server.ts'
-import { agent, get } from './lib/http.mjs'
-import { round, summarize } from './lib/stats.ts'
+import { cellFigures, sampleCells } from './lib/cells.ts'
+import { agent } from './lib/http.mjs'
+import { round } from './lib/stats.ts'
 
 const { values } = parseArgs({
   options: { project: { type: 'string', default: 'pp' }, runs: { type: 'string', default: '20' }, out: { type: 'string', default: 'people-latency' } },
@@ -70,40 +71,12 @@ const cells: { name: string; path: string }[] = [
   { name: 'export/events page, profile.properties.plan', path: `export/events?projectId=${project}&filters=${PLAN_PRO}` },
 ]
 
-const samples = cells.map(() => ({ ms: [] as number[], db: [] as number[], rows: 0, bytes: 0, loads: [] as number[] }))
-for (let i = 0; i < runs + 2; i++) {
-  for (let k = 0; k < cells.length; k++) {
-    const index = (i + k) % cells.length
-    const cell = cells[index]!
-    const res = await get(`http://127.0.0.1:${server.port}/${cell.path}`, headers, keepAlive)
-    if (res.status !== 200) throw new Error(`${cell.name}: ${res.status} ${res.body.toString().slice(0, 300)}`)
-    if (i < 2) continue
-    const s = samples[index]!
-    s.ms.push(res.ms)
-    s.db.push(Number(/db;dur=([\d.]+)/.exec(String(res.headers['server-timing'] ?? ''))?.[1] ?? NaN))
-    const stats = String(res.headers['x-quarry-stats'] ?? '')
-    s.rows = Number(/rows_read=(\d+)/.exec(stats)?.[1] ?? 0)
-    s.bytes = Number(/bytes_read=(\d+)/.exec(stats)?.[1] ?? 0)
-    s.loads.push(loadavg()[0]!)
-  }
-  if (i % 5 === 4) console.log(`round ${i + 1} of ${runs + 2}, load ${load().join(' ')}`)
-}
+const samples = await sampleCells(
+  cells.map((c) => ({ name: c.name, url: `http://127.0.0.1:${server.port}/${c.path}` })),
+  { runs, warmup: 2, headers, agent: keepAlive, round: (done) => done % 5 === 0 && console.log(`round ${done} of ${runs + 2}, load ${load().join(' ')}`) },
+)
 
-const results = cells.map((cell, i) => {
-  const s = samples[i]!
-  const http = summarize(s.ms)
-  return {
-    cell: cell.name,
-    path: cell.path,
-    http_p50_ms: http.p50,
-    http_p90_ms: http.p90,
-    http_p99_ms: http.p99,
-    db_p50_ms: summarize(s.db).p50,
-    rows_read: s.rows,
-    mb_read: round(s.bytes / 2 ** 20, 1),
-    load1_mean: round(s.loads.reduce((a, b) => a + b, 0) / s.loads.length, 2),
-  }
-})
+const results = cells.map((cell, i) => ({ cell: cell.name, path: cell.path, ...cellFigures(samples[i]!) }))
 for (const r of results) console.log(JSON.stringify(r))
 const report = {
   date: new Date().toISOString(),

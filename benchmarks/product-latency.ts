@@ -4,8 +4,8 @@
  * that a loaded machine weighs on all of them alike. The clock is pinned half an hour after the
  * project's last event (the windows then end where the data does) and the project's sealed
  * history is built first (timed), as `quarry serve` would have it. Per cell: p50/p90/p99 over
- * HTTP, the server's `db` time and what the statement read (X-Quarry-Stats), with the load average.
- *   QUARRY_DATA_DIR=… npx tsx benchmarks/product-latency.ts --project pl [--runs 50] [--out product-latency] [--reuse] [--only funnel,user_flow]
+ * HTTP, the server's `db` time, whether the sealed history answered, with the load average.
+ *   QUARRY_DATA_DIR=… npx tsx benchmarks/product-latency.ts --project pl [--runs 50] [--out product-latency] [--reuse] [--only funnel,user_flow] [--skip '(events)']
  */
 import { writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
@@ -19,8 +19,9 @@ import { openRuntime } from '../src/runtime.ts'
 import { listen } from '../src/server.ts'
 import { sealedLatestStatement, type SealedLatestRow } from '../src/query/sealed.ts'
 import { SealedHistory } from '../src/services/sealed/index.ts'
-import { agent, get } from './lib/http.mjs'
-import { round, summarize } from './lib/stats.ts'
+import { cellFigures, sampleCells } from './lib/cells.ts'
+import { agent } from './lib/http.mjs'
+import { round } from './lib/stats.ts'
 
 const { values } = parseArgs({
   options: {
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'product-latency' },
     reuse: { type: 'boolean', default: false },
     only: { type: 'string' },
+    skip: { type: 'string' },
   },
 })
 const project = values.project!
@@ -87,52 +89,33 @@ const allCells: { name: string; path: string; server?: 'events' }[] = [
   { name: 'user_flow 5 steps, 30d', path: `user_flow?${window30}&startEvent=screen_view&steps=5` },
   { name: 'user_flow 5 steps, 30d (events)', path: `user_flow?${window30}&startEvent=screen_view&steps=5`, server: 'events' },
 ]
-/** --only: the cells whose name contains it (or one of its comma-separated parts). */
-const cells = allCells.filter((c) => values.only === undefined || values.only.split(',').some((part) => c.name.includes(part)))
+/** --only: the cells whose name contains it (or one of its comma-separated parts); --skip: not those whose name contains it. */
+const cells = allCells.filter(
+  (c) => (values.only === undefined || values.only.split(',').some((part) => c.name.includes(part))) && (values.skip === undefined || !c.name.includes(values.skip)),
+)
 
-const samples = cells.map(() => ({ ms: [] as number[], db: [] as number[], rows: 0, bytes: 0, sealedUntil: false, loads: [] as number[], timeouts: 0 }))
-for (let i = 0; i < runs + warmup; i++) {
-  for (let k = 0; k < cells.length; k++) {
-    const index = (i + k) % cells.length
-    const cell = cells[index]!
-    const server = servers[cell.server ?? 'sealed']
-    const res = await get(`http://127.0.0.1:${server.port}/insights/${project}/${cell.path}`, headers, keepAlive)
-    const s = samples[index]!
+const sealedUntil = cells.map(() => false)
+const samples = await sampleCells(
+  cells.map((c) => ({ name: c.name, url: `http://127.0.0.1:${servers[c.server ?? 'sealed'].port}/insights/${project}/${c.path}` })),
+  {
+    runs,
+    warmup,
+    headers,
+    agent: keepAlive,
     // A statement past the query timeout (QUARRY_QUERY_TIMEOUT_S) is a 504: counted, not timed.
-    if (res.status !== 200) {
-      if (res.status !== 504) throw new Error(`${cell.name}: ${res.status} ${res.body.toString().slice(0, 300)}`)
-      s.timeouts++
-      continue
-    }
-    if (i < warmup) continue
-    s.ms.push(res.ms)
-    s.db.push(Number(/db;dur=([\d.]+)/.exec(String(res.headers['server-timing'] ?? ''))?.[1] ?? NaN))
-    const stats = String(res.headers['x-quarry-stats'] ?? '')
-    s.rows = Number(/rows_read=(\d+)/.exec(stats)?.[1] ?? 0)
-    s.bytes = Number(/bytes_read=(\d+)/.exec(stats)?.[1] ?? 0)
-    s.sealedUntil = res.headers['x-quarry-sealed-until'] !== undefined
-    s.loads.push(loadavg()[0]!)
-  }
-  console.log(`round ${i + 1} of ${runs + warmup}, load ${load().join(' ')}`)
-}
+    tolerated: 504,
+    seen: (i, reply) => (sealedUntil[i] = reply.headers['x-quarry-sealed-until'] !== undefined),
+    round: (done) => console.log(`round ${done} of ${runs + warmup}, load ${load().join(' ')}`),
+  },
+)
 
-const results = cells.map((cell, i) => {
-  const s = samples[i]!
-  const http = summarize(s.ms)
-  return {
-    cell: cell.name,
-    path: cell.path,
-    http_p50_ms: http.p50,
-    http_p90_ms: http.p90,
-    http_p99_ms: http.p99,
-    db_p50_ms: summarize(s.db).p50,
-    rows_read: s.rows,
-    mb_read: round(s.bytes / 2 ** 20, 1),
-    sealed: s.sealedUntil,
-    timeouts: s.timeouts,
-    load1_mean: round(s.loads.reduce((a, b) => a + b, 0) / s.loads.length, 2),
-  }
-})
+const results = cells.map((cell, i) => ({
+  cell: cell.name,
+  path: cell.path,
+  ...cellFigures(samples[i]!),
+  sealed: sealedUntil[i],
+  timeouts: samples[i]!.tolerated,
+}))
 for (const r of results) console.log(JSON.stringify(r))
 const report = {
   date: new Date().toISOString(),
