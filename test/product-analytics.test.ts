@@ -55,7 +55,7 @@ beforeAll(async () => {
   }
   const root = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'org-pa', name: 'root-pa' })
   const headers = { 'openpanel-client-id': root.id, 'openpanel-client-secret': root.secret }
-  const history = new SealedHistory({ runner: rt.runner, logger: rt.logger, now: () => NOW, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 0 })
+  const history = sealedHistory()
   // Kolkata's half-hour offset splits UTC hours: its requests read the events without asking for a build.
   for (const p of [PROJECTS.utc, PROJECTS.sto]) await history.build(p.id)
   const apps = { plain: testApp(rt, { now: () => NOW }), sealed: testApp(rt, { now: () => NOW, sealed: history }) }
@@ -66,7 +66,16 @@ beforeAll(async () => {
   raw = async (path) => apps.plain.request(`http://quarry.test${path}`, { headers })
 })
 
+/** Every history this file makes: requests schedule builds, which must end before the engine closes. */
+const histories: SealedHistory[] = []
+function sealedHistory(): SealedHistory {
+  const history = new SealedHistory({ runner: rt.runner, logger: rt.logger, now: () => NOW, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 0 })
+  histories.push(history)
+  return history
+}
+
 afterAll(async () => {
+  await Promise.all(histories.map((h) => h.stop()))
   await rt?.dispose()
 })
 
@@ -263,7 +272,7 @@ describe('funnel and user flow from the sealed history', () => {
       row(c + 5 * 60_000, 'add_to_cart', `${p.id}-across`, `${p.id}-across`),
     ]
     await rt.engine.client.insert({ table: 'events', values: rows, format: 'JSONEachRow' })
-    const history = new SealedHistory({ runner: rt.runner, logger: rt.logger, now: () => NOW, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 0 })
+    const history = sealedHistory()
     await history.build(p.id)
   })
 
