@@ -8,8 +8,7 @@
  * average.
  *   QUARRY_DATA_DIR=… npx tsx benchmarks/people-latency.ts --project pp [--runs 20] [--out people-latency]
  */
-import { writeFileSync } from 'node:fs'
-import { cpus, loadavg, totalmem } from 'node:os'
+import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { DateTime } from 'luxon'
 import { buildApp } from '../src/app.ts'
@@ -18,7 +17,7 @@ import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
 import { openRuntime } from '../src/runtime.ts'
 import { listen } from '../src/server.ts'
-import { cellFigures, sampleCells } from './lib/cells.ts'
+import { cellFigures, sampleCells, saveReport } from './lib/cells.ts'
 import { agent } from './lib/http.mjs'
 import { round } from './lib/stats.ts'
 
@@ -78,9 +77,7 @@ const samples = await sampleCells(
 
 const results = cells.map((cell, i) => ({ cell: cell.name, path: cell.path, ...cellFigures(samples[i]!) }))
 for (const r of results) console.log(JSON.stringify(r))
-const report = {
-  date: new Date().toISOString(),
-  machine: { cores: cpus().length, model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30) },
+saveReport(values.out!, {
   engine: rt.engine.mode,
   project,
   events: last.events,
@@ -88,7 +85,6 @@ const report = {
   runs,
   load_average: { start: loadAtStart, end: load() },
   results,
-}
-writeFileSync(new URL(`./results/${values.out}.json`, import.meta.url), `${JSON.stringify(report, null, 2)}\n`)
+})
 await server.shutdown(1000)
 await rt.close()

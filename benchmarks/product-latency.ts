@@ -7,8 +7,7 @@
  * HTTP, the server's `db` time, whether the sealed history answered, with the load average.
  *   QUARRY_DATA_DIR=… npx tsx benchmarks/product-latency.ts --project pl [--runs 50] [--out product-latency] [--reuse] [--only funnel,user_flow] [--skip '(events)']
  */
-import { writeFileSync } from 'node:fs'
-import { cpus, loadavg, totalmem } from 'node:os'
+import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { DateTime } from 'luxon'
 import { buildApp } from '../src/app.ts'
@@ -19,7 +18,7 @@ import { openRuntime } from '../src/runtime.ts'
 import { listen } from '../src/server.ts'
 import { sealedLatestStatement, type SealedLatestRow } from '../src/query/sealed.ts'
 import { SealedHistory } from '../src/services/sealed/index.ts'
-import { cellFigures, sampleCells } from './lib/cells.ts'
+import { cellFigures, sampleCells, saveReport } from './lib/cells.ts'
 import { agent } from './lib/http.mjs'
 import { round } from './lib/stats.ts'
 
@@ -117,9 +116,7 @@ const results = cells.map((cell, i) => ({
   timeouts: samples[i]!.tolerated,
 }))
 for (const r of results) console.log(JSON.stringify(r))
-const report = {
-  date: new Date().toISOString(),
-  machine: { cores: cpus().length, model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30) },
+saveReport(values.out!, {
   engine: rt.engine.mode,
   project,
   events: last!.events,
@@ -128,8 +125,7 @@ const report = {
   sealed_build_ms: sealedBuildMs,
   load_average: { start: loadAtStart, end: load() },
   results,
-}
-writeFileSync(new URL(`./results/${values.out}.json`, import.meta.url), `${JSON.stringify(report, null, 2)}\n`)
+})
 await servers.sealed.shutdown(1000)
 await servers.events.shutdown(1000)
 sealed.stop()

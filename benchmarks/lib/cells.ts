@@ -1,5 +1,6 @@
+import { writeFileSync } from 'node:fs'
 import type { Agent } from 'node:http'
-import { loadavg } from 'node:os'
+import { cpus, loadavg, totalmem } from 'node:os'
 import { get, type Reply } from './http.mjs'
 import { round, summarize } from './stats.ts'
 
@@ -71,4 +72,14 @@ export function cellFigures(s: CellSamples) {
     db_p50_ms: summarize(s.db).p50,
     load1_mean: round(s.loads.reduce((a, b) => a + b, 0) / s.loads.length, 2),
   }
+}
+
+/** Writes benchmarks/results/<name>.json: when and on what machine, then the script's own fields. */
+export function saveReport(name: string, fields: Record<string, unknown>): void {
+  const report = {
+    date: new Date().toISOString(),
+    machine: { cores: cpus().length, model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30) },
+    ...fields,
+  }
+  writeFileSync(new URL(`../results/${name}.json`, import.meta.url), `${JSON.stringify(report, null, 2)}\n`)
 }
