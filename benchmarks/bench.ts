@@ -22,7 +22,6 @@ import { eventsWatermark } from '../src/http/cache/watermark.ts'
 import { createLogger } from '../src/log.ts'
 import { createProject, findProject } from '../src/projects.ts'
 import { DIMENSIONS } from '../src/query/dimensions.ts'
-import { configuredPageRollups } from '../src/services/page-rollups/index.ts'
 import { configuredSealedHistory } from '../src/services/sealed/index.ts'
 import { openRuntime, type Runtime } from '../src/runtime.ts'
 import { PRESETS, presetPlan, seedPlan, type PresetName } from '../src/seed/presets.ts'
@@ -152,23 +151,13 @@ log(`engine ${engineVersion}; ${sizes.length} projects; L ${largest.id} (${large
 // ---------------------------------------------------------------------------------------------
 const root = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: 'bench-root' })
 const headers = { 'openpanel-client-id': root.id, 'openpanel-client-secret': root.secret }
-// /pages reads its rollup as under `quarry serve` (QUARRY_PAGE_ROLLUPS=0 measures it from the events).
-// The measured projects' rollups are built first, so the latency table does not time their builds.
-// Their clock is half an hour past the data's last event, so that, as under live traffic, each request
-// reads the hour of events after C; by the wall clock, data seeded hours ago would leave none.
+// Breakdowns, /metrics, /pages and charts read the sealed history as under `quarry serve`
+// (QUARRY_SEALED=0 reads sessions and events); the measured projects are sealed first, so the latency
+// table does not time their builds. Their clock is half an hour past the data's last event, so that,
+// as under live traffic, each request reads the hour of events after C; by the wall clock, data
+// seeded hours ago would leave none.
 const rollupClock = new Date(Date.parse(`${dataEnd.replace(' ', 'T')}Z`) + 30 * 60_000)
-const pageRollups = configuredPageRollups(config, { runner: rt.runner, logger, now: () => rollupClock })
 const roles = args.projects!.split(',') as ('M' | 'L')[]
-const rollupBuildMs: Partial<Record<'M' | 'L', number>> = {}
-for (const role of pageRollups ? roles : []) {
-  const project = await findProject(rt.runner, projects[role].id)
-  const started = performance.now()
-  await pageRollups!.build(project!)
-  rollupBuildMs[role] = round(performance.now() - started, 0)
-  log(`${role} page rollup built in ${rollupBuildMs[role]} ms`)
-}
-// Breakdowns and /metrics read the sealed history as under `quarry serve` (QUARRY_SEALED=0 reads
-// sessions), on the same clock; the measured projects are sealed first.
 const sealed = configuredSealedHistory(config, { runner: rt.runner, logger, now: () => rollupClock })
 const sealBuildMs: Partial<Record<'M' | 'L', number>> = {}
 for (const role of sealed ? roles : []) {
@@ -177,7 +166,7 @@ for (const role of sealed ? roles : []) {
   sealBuildMs[role] = round(performance.now() - started, 0)
   log(`${role} sealed history built in ${sealBuildMs[role]} ms`)
 }
-const appDeps = { config, runner: rt.runner, logger, signingKey: rt.signingKey, pageRollups, sealed }
+const appDeps = { config, runner: rt.runner, logger, signingKey: rt.signingKey, sealed }
 const cache = createResponseCache({ now: () => new Date(), watermark: eventsWatermark(rt.runner) })
 const plainServer = await listen(buildApp({ ...appDeps, responseCache: false }), '127.0.0.1', 0)
 const cachedServer = await listen(buildApp({ ...appDeps, responseCache: cache }), '127.0.0.1', 0)
@@ -536,7 +525,6 @@ const report = {
     windows: Object.fromEntries(WINDOWS.map((w) => [w, `${day(WINDOW_DAYS[w])} … ${anchorDay} (whole days, UTC)`])),
     seeded_now: seeded,
     peer_table: peerBuild,
-    page_rollups: pageRollups ? { clock: rollupClock.toISOString(), build_ms: rollupBuildMs } : null,
     sealed: sealed ? { clock: rollupClock.toISOString(), build_ms: sealBuildMs } : null,
     settle: { ...settled, parts },
   },

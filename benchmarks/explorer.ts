@@ -57,7 +57,7 @@ try {
   const client = await createClientRow(rt.runner, { type: 'read', projectId: 'demo', organizationId: 'default', name: 'demo' })
   await explorerAssets()
 
-  const common = { config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, pageRollups: rt.pageRollups, sealed: rt.sealed }
+  const common = { config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, sealed: rt.sealed }
   const cache = createResponseCache({ now: () => new Date(), watermark: eventsWatermark(rt.runner, config.QUARRY_QUERY_TIMEOUT_S) }, { maxBytes: 64 * 2 ** 20 })
   const served = await listen(buildApp({ ...common, responseCache: cache }), '127.0.0.1', 0)
   const uncached = await listen(buildApp({ ...common, responseCache: false }), '127.0.0.1', 0)
@@ -84,11 +84,10 @@ try {
     return { ms, dbMs: db.reduce((a, b) => a + b, 0) - (db[2] ?? 0) }
   }
 
-  // As the first run does before printing the link: build the demo's rollups and sealed history
-  // (a kept --dir has them from its first run).
+  // As the first run does before printing the link: build the demo's sealed history (a kept --dir
+  // has it from its first run).
   started = performance.now()
-  const project = (await findProject(rt.runner, 'demo'))!
-  if (!seeded) await Promise.all([rt.pageRollups?.build(project), rt.sealed?.build('demo')])
+  if (!seeded) await rt.sealed?.build('demo')
   const buildS = seeded ? null : (performance.now() - started) / 1000
   if (buildS !== null) console.log(`rollups built in ${buildS.toFixed(1)} s`)
   const first = await navigate(uncached.port)

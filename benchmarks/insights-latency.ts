@@ -1,8 +1,8 @@
 /**
  * Median and p90 latency of every insights endpoint over real HTTP, against an existing data
  * directory (seed it first: `quarry seed --project demo --events 1000000`). The app is the one
- * `quarry serve` runs, without the response cache: /pages reads its rollup (built first, and its
- * build time reported) unless QUARRY_PAGE_ROLLUPS=0.
+ * `quarry serve` runs, without the response cache: it reads the sealed history (built first, and its
+ * build time reported) unless QUARRY_SEALED=0.
  *   QUARRY_DATA_DIR=… npx tsx benchmarks/insights-latency.ts [--project demo] [--runs 20] [--range 30d]
  */
 import { writeFileSync } from 'node:fs'
@@ -24,22 +24,22 @@ const rt = await openRuntime(config, createLogger('warn'))
 const client = await createClientRow(rt.runner, { type: 'read', projectId: values.project!, organizationId: 'default', name: 'bench' })
 const project = await findProject(rt.runner, values.project!)
 if (!project) throw new Error(`no project ${values.project}`)
-const { pageRollups } = rt
+const { sealed } = rt
 const buildStarted = performance.now()
-await pageRollups?.build(project)
-const rollupBuildMs = pageRollups ? Math.round(performance.now() - buildStarted) : null
-const server = await listen(buildApp({ config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, pageRollups }), '127.0.0.1', 0)
+await sealed?.build(project.id)
+const sealedBuildMs = sealed ? Math.round(performance.now() - buildStarted) : null
+const server = await listen(buildApp({ config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, sealed }), '127.0.0.1', 0)
 const base = `http://127.0.0.1:${server.port}/insights/${values.project}`
 const headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
 
 const endpoints = ['metrics', 'live', 'pages', ...DIMENSIONS.map((d) => d.name)]
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
-const results: { endpoint: string; median_ms: number; p90_ms: number; db_median_ms: number; from_rollup?: boolean }[] = []
+const results: { endpoint: string; median_ms: number; p90_ms: number; db_median_ms: number; sealed: boolean }[] = []
 for (const endpoint of endpoints) {
   const url = `${base}/${endpoint}${endpoint === 'live' ? '' : `?range=${values.range}`}`
   const times: number[] = []
   const dbTimes: number[] = []
-  let fromRollup = 0
+  let fromSealed = 0
   for (let i = 0; i < runs + 2; i++) {
     const started = performance.now()
     const res = await fetch(url, { headers })
@@ -47,7 +47,7 @@ for (const endpoint of endpoints) {
     if (res.status !== 200) throw new Error(`${endpoint}: ${res.status}`)
     if (i < 2) continue
     times.push(performance.now() - started)
-    if (res.headers.has('x-quarry-rollup')) fromRollup++
+    if (res.headers.has('x-quarry-sealed-until')) fromSealed++
     dbTimes.push(Number(/db;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '')?.[1] ?? 0))
   }
   times.sort((a, b) => a - b)
@@ -57,7 +57,7 @@ for (const endpoint of endpoints) {
     median_ms: +quantile(times, 0.5).toFixed(1),
     p90_ms: +quantile(times, 0.9).toFixed(1),
     db_median_ms: +quantile(dbTimes, 0.5).toFixed(1),
-    ...(endpoint === 'pages' ? { from_rollup: fromRollup === runs } : {}),
+    sealed: fromSealed === runs,
   })
   console.log(results.at(-1))
 }
@@ -68,7 +68,7 @@ const report = {
   events: counted?.count ?? 0,
   range: values.range,
   runs,
-  page_rollup_build_ms: rollupBuildMs,
+  sealed_build_ms: sealedBuildMs,
   results,
 }
 writeFileSync(new URL(`./results/insights-latency-${values.range}.json`, import.meta.url), `${JSON.stringify(report, null, 2)}\n`)

@@ -28,7 +28,7 @@ const project = values.project!
 const runs = Number(values.runs)
 const load = () => loadavg().map((l) => round(l, 2))
 const loadAtStart = load()
-const config = { ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_SEALED: false, QUARRY_PAGE_ROLLUPS: false }
+const config = { ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_SEALED: false }
 const rt = await openRuntime(config, createLogger('warn'))
 const one = async <T>(sql: string) => (await rt.runner.rows<T>({ name: 'bench', sql, params: { p: project } }, { timeoutS: 600 }))[0]!
 const last = await one<{ last: string; events: number }>('SELECT max(created_at) AS last, count() AS events FROM events WHERE project_id = {p:String}')

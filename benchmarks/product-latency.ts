@@ -37,7 +37,7 @@ const runs = Number(values.runs)
 const warmup = Math.min(2, runs)
 const load = () => loadavg().map((l) => round(l, 2))
 const loadAtStart = load()
-const config = { ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_SEALED: false, QUARRY_PAGE_ROLLUPS: false }
+const config = { ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_SEALED: false }
 const rt = await openRuntime(config, createLogger('warn'))
 const [last] = await rt.runner.rows<{ last: string; events: number }>(
   { name: 'last', sql: 'SELECT max(created_at) AS last, count() AS events FROM events WHERE project_id = {p:String}', params: { p: project } },

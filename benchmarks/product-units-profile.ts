@@ -24,7 +24,7 @@ import { round } from './lib/stats.ts'
 
 const { values } = parseArgs({ options: { project: { type: 'string', default: 'pl' }, runs: { type: 'string', default: '5' } } })
 const project = values.project!
-const rt = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_SEALED: false, QUARRY_PAGE_ROLLUPS: false }, createLogger('warn'))
+const rt = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_SEALED: false }, createLogger('warn'))
 const [last] = await rt.runner.rows<{ last: string }>({ name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } }, { timeoutS: 600 })
 const now = DateTime.fromSQL(last!.last, { zone: 'UTC' }).plus({ minutes: 30 }).toJSDate()
 const [row] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(project), { timeoutS: 60 })

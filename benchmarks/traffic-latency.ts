@@ -39,11 +39,10 @@ try {
     seedMs = Math.round(performance.now() - started)
   }
   started = performance.now()
-  await rt.pageRollups?.build(project)
   await rt.sealed?.build(project.id)
   const buildMs = performance.now() - started
   const client = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: 'bench' })
-  const app = buildApp({ config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, pageRollups: rt.pageRollups, sealed: rt.sealed, metrics: false })
+  const app = buildApp({ config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, sealed: rt.sealed, metrics: false })
   const headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
 
   /** [base route, the routes restating it]; every request over the 30-day window. */

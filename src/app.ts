@@ -21,7 +21,6 @@ import type { Tracing } from './telemetry/tracing.ts'
 import { metricsRoutes } from './routes/metrics.ts'
 import { methodNotAllowed } from 'hono/method-not-allowed'
 import type { ResponseCache } from './http/cache/middleware.ts'
-import type { PageRollups } from './services/page-rollups/index.ts'
 import type { SealedHistory } from './services/sealed/index.ts'
 import { exportChartsRoutes } from './routes/export-charts.ts'
 import { exportEventsRoutes } from './routes/export-events.ts'
@@ -53,8 +52,6 @@ export interface AppDeps {
   responseCache?: ResponseCache | false
   /** Aborted once graceful shutdown has begun: /healthz/ready answers 503 from then on. */
   shutdown?: AbortSignal
-  /** /pages rollups (src/services/page-rollups/index.ts); every /pages request reads the events when absent. */
-  pageRollups?: PageRollups
   /** The sealed history, when the caller runs one (quarry serve does; see QUARRY_SEALED). */
   sealed?: SealedHistory
   /** The registry GET /metrics serves (the runtime's, so engine metrics are in it); a fresh one when absent, none with false. */
@@ -145,11 +142,10 @@ export function buildApp(deps: AppDeps) {
       signingKey: deps.signingKey,
       now: deps.now ?? (() => new Date()),
       queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S,
-      pageRollups: deps.pageRollups,
       sealed: deps.sealed,
     }),
   )
-  app.route('/', insightsTrafficRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S, pageRollups: deps.pageRollups, sealed: deps.sealed }))
+  app.route('/', insightsTrafficRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S, sealed: deps.sealed }))
   app.route('/', productRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S, sealed: deps.sealed }))
   app.route('/', insightsEventsRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S }))
   app.route('/', insightsProfilesRoutes({ now: deps.now ?? (() => new Date()), queryTimeoutS: deps.config.QUARRY_QUERY_TIMEOUT_S }))

@@ -51,9 +51,7 @@ export const configSchema = z.object({
   QUARRY_STREAM_FIRST_BYTE_TIMEOUT_MS: positiveInt.default(DEFAULT_STREAM_FIRST_BYTE_TIMEOUT_MS).describe('with CLICKHOUSE_URL: how long a streamed export waits for its first bytes before 503'),
   /** Megabytes of response bodies `quarry serve` keeps for insights and charts; 0 turns the cache off. */
   QUARRY_RESPONSE_CACHE_MB: z.coerce.number().int().min(0).default(64).describe('response cache for insights and charts, MB; 0 turns it off'),
-  /** `quarry serve` answers /pages from rollups of the events before the last hour where they hold (src/services/page-rollups/index.ts). */
-  QUARRY_PAGE_ROLLUPS: flag.default(true).describe('answer /pages from rollups of the events before the last hour; 0 reads the events every time'),
-  QUARRY_SEALED: flag.default(true).describe('answer breakdowns and /metrics from the sealed history; 0 reads sessions every time'),
+  QUARRY_SEALED: flag.default(true).describe('answer breakdowns, /metrics, /pages, charts and product routes from the sealed history; 0 reads sessions and events every time'),
   QUARRY_RATE_LIMIT: positiveInt.default(100).describe('requests per client per window'),
   QUARRY_RATE_WINDOW_S: positiveInt.default(10).describe('rate-limit window, seconds'),
   QUARRY_AUTH_FAILURE_LIMIT: positiveInt.default(20).describe('failed authentications per source address per window'),

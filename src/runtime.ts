@@ -5,7 +5,6 @@ import { migrate } from './clickhouse/migrate.ts'
 import { createQueryRunner, type QueryRunner } from './clickhouse/run.ts'
 import type { Config } from './config.ts'
 import { learnEngineTimezones } from './query/time-range.ts'
-import { configuredPageRollups, type PageRollups } from './services/page-rollups/index.ts'
 import { configuredSealedHistory, type SealedHistory } from './services/sealed/index.ts'
 import { loadSigningKey } from './signing-key.ts'
 import { createMetrics, type Metrics } from './telemetry/metrics.ts'
@@ -19,8 +18,6 @@ export interface Runtime {
   runner: QueryRunner
   logger: Logger
   signingKey: Buffer
-  /** The /pages rollups' background builds (QUARRY_PAGE_ROLLUPS); none when turned off. */
-  pageRollups?: PageRollups
   /** The sealed history's background builds (QUARRY_SEALED); none when turned off. */
   sealed?: SealedHistory
   /** The process's Prometheus registry and instruments (GET /metrics). */
@@ -56,7 +53,6 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     { timeoutS: config.QUARRY_QUERY_TIMEOUT_S },
   )
   learnEngineTimezones(zones.map((z) => z.name))
-  const pageRollups = configuredPageRollups(config, { runner, logger })
   const sealed = configuredSealedHistory(config, { runner, logger, metrics })
   return {
     config,
@@ -65,13 +61,12 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     runner,
     logger,
     signingKey,
-    pageRollups,
     sealed,
     metrics,
     tracing,
     close: async () => {
       // The builds end before the engine closes under them.
-      await Promise.all([pageRollups?.stop(), sealed?.stop()])
+      await sealed?.stop()
       await tracing?.shutdown()
       return engine.close()
     },

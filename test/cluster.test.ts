@@ -93,18 +93,18 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
   event_meta: { engine: 'ReplicatedReplacingMergeTree', path: EVERYWHERE_PATH, extra: ['created_at'] },
   quarry_settings: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   schema_migrations: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
-  page_rollup_days: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
-  page_rollup_keys: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
-  // The sealed history is replicated to every node, like the page rollups (not yet sharded like events).
+  // The sealed history is replicated to every node (not yet sharded like events).
   sealed_visitors: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_sessions: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_event_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_session_events: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_profile_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_page_views: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_page_days: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_page_keys: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_builds: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_live: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
-  page_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   groups: { engine: 'ReplicatedReplacingMergeTree', path: EVERYWHERE_PATH, extra: ['version', 'deleted'] },
 }
 const DISTRIBUTED: Record<string, { local: string; key: string }> = {

@@ -127,7 +127,7 @@ describe('the document', () => {
         expect.arrayContaining([...common, 'X-Next-Cursor', 'Link', 'X-Quarry-Range', 'X-Quarry-Timezone']),
       )
     }
-    expect(names('/insights/{projectId}/pages', 200)).toContain('X-Quarry-Rollup')
+    expect(names('/insights/{projectId}/pages', 200)).toContain('X-Quarry-Sealed-Until')
     expect(names('/insights/{projectId}/metrics', 200)).toEqual(expect.arrayContaining([...common, 'X-Quarry-Range']))
     expect(names('/export/events', 200)).toEqual(expect.arrayContaining([...common, 'X-Next-Cursor', 'Link', 'X-Quarry-Range']))
     expect(names('/export/charts', 200)).toEqual(expect.arrayContaining([...common, 'X-Quarry-Range']))

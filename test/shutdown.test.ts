@@ -82,7 +82,7 @@ describe('quarry serve on SIGTERM', () => {
 describe('quarry serve on SIGTERM while background builds run', () => {
   it('ends the builds the first requests started before closing the engine, and exits 0', async () => {
     // A data directory of its own, never served: the first insights requests start its sealed
-    // history and page rollup builds. chDB closed under a running build statement aborted the
+    // history build. chDB closed under a running build statement aborted the
     // process (SIGSEGV after a libc++ bounds assertion) in about one shutdown of three.
     const fresh = mkdtempSync(join(tmpdir(), 'quarry-shutdown-builds-'))
     try {
@@ -127,7 +127,7 @@ describe('quarry serve, response cache', () => {
     const port = await freePort()
     // No background builds: they are not what is tested here, and on a loaded machine a build in
     // progress made a shutdown outlast the test.
-    const server = startQuarry(dir, ['serve'], { PORT: String(port), LOG_LEVEL: 'info', QUARRY_SEALED: '0', QUARRY_PAGE_ROLLUPS: '0', ...env })
+    const server = startQuarry(dir, ['serve'], { PORT: String(port), LOG_LEVEL: 'info', QUARRY_SEALED: '0', ...env })
     const exited = finished(server)
     await waitForStderr(server, '"listening"')
     try {
@@ -161,20 +161,20 @@ describe('quarry serve, response cache', () => {
   }, 120_000)
 })
 
-describe('quarry serve, page rollups', () => {
+describe('quarry serve, sealed history', () => {
   /** /pages for 30 days, before and after the build the first request starts (if one is logged within waitMs). */
   async function pagesAround(env: Record<string, string>, waitMs: number) {
     const port = await freePort()
-    const server = startQuarry(dir, ['serve'], { PORT: String(port), LOG_LEVEL: 'info', QUARRY_RESPONSE_CACHE_MB: '0', QUARRY_SEALED: '0', ...env })
+    const server = startQuarry(dir, ['serve'], { PORT: String(port), LOG_LEVEL: 'info', QUARRY_RESPONSE_CACHE_MB: '0', ...env })
     const exited = finished(server)
     await waitForStderr(server, '"listening"')
     const get = async () => {
       const res = await fetch(`http://127.0.0.1:${port}/insights/shop/pages?range=30d&limit=1000`, { headers: credentials })
-      return { status: res.status, rollup: res.headers.get('x-quarry-rollup'), body: await res.text() }
+      return { status: res.status, sealed: res.headers.get('x-quarry-sealed-until'), body: await res.text() }
     }
     try {
       const first = await get()
-      const built = await waitForStderr(server, '"page rollup built"', waitMs).then(
+      const built = await waitForStderr(server, '"sealed history built"', waitMs).then(
         () => true,
         () => false,
       )
@@ -185,18 +185,18 @@ describe('quarry serve, page rollups', () => {
     }
   }
 
-  it('are on by default: the first /pages reads the events and starts a build, the next reads the rollup, with the same rows', async () => {
+  it('is on by default: the first /pages reads the events and starts a build, the next reads the sealed history, with the same rows', async () => {
     const { first, built, second } = await pagesAround({}, 30_000)
-    expect([first.status, first.rollup]).toEqual([200, null])
+    expect([first.status, first.sealed]).toEqual([200, null])
     expect(built).toBe(true)
     expect(second.status).toBe(200)
-    expect(second.rollup).not.toBeNull()
+    expect(second.sealed).not.toBeNull()
     expect(JSON.parse(second.body)).toEqual(JSON.parse(first.body))
   }, 60_000)
 
-  it('are off with QUARRY_PAGE_ROLLUPS=0', async () => {
-    const { first, built, second } = await pagesAround({ QUARRY_PAGE_ROLLUPS: '0' }, 5_000)
-    expect([first.status, first.rollup, built, second.status, second.rollup]).toEqual([200, null, false, 200, null])
+  it('is off with QUARRY_SEALED=0', async () => {
+    const { first, built, second } = await pagesAround({ QUARRY_SEALED: '0' }, 5_000)
+    expect([first.status, first.sealed, built, second.status, second.sealed]).toEqual([200, null, false, 200, null])
     expect(second.body).toBe(first.body)
   }, 60_000)
 })

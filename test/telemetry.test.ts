@@ -43,7 +43,6 @@ beforeAll(async () => {
     QUARRY_RATE_LIMIT: '1000000',
     QUARRY_AUTH_FAILURE_LIMIT: '1000000',
     QUARRY_SEALED: '0',
-    QUARRY_PAGE_ROLLUPS: '0',
   })
   rt = await openRuntime(config, createLogger('debug', { write: (line: string) => void logLines.push(JSON.parse(line)) }))
   for (const p of Object.values(PROJECTS)) await createProject(rt.runner, { id: p.id, name: p.id, timezone: p.timezone, organizationId: p.organizationId })

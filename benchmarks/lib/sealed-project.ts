@@ -2,8 +2,7 @@ import { randomInt } from 'node:crypto'
 import { DateTime } from 'luxon'
 import pino from 'pino'
 import { loadConfig } from '../../src/config.ts'
-import { newestClosing } from '../../src/query/page-rollup.ts'
-import { readSealedLatest, sealedLatestStatement, sealedLiveWriteStatement, type SealedBuild } from '../../src/query/sealed.ts'
+import { newestClosing, readSealedLatest, sealedLatestStatement, sealedLiveWriteStatement, type SealedBuild } from '../../src/query/sealed.ts'
 import { openRuntime, type Runtime } from '../../src/runtime.ts'
 import { sealProject } from '../../src/services/sealed/builder.ts'
 
@@ -23,7 +22,7 @@ export interface SealedProject {
  */
 export async function openSealedProject(dir: string, project: string, reuse: boolean): Promise<SealedProject> {
   const logger = pino({ level: 'warn' })
-  const rt = await openRuntime(loadConfig({ ...process.env, QUARRY_DATA_DIR: dir, QUARRY_SEALED: '0', QUARRY_PAGE_ROLLUPS: '0' }), logger)
+  const rt = await openRuntime(loadConfig({ ...process.env, QUARRY_DATA_DIR: dir, QUARRY_SEALED: '0' }), logger)
   const read = { timeoutS: 600 }
   const [first] = await rt.runner.rows<{ last: string }>(
     { name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } },
@@ -34,7 +33,7 @@ export async function openSealedProject(dir: string, project: string, reuse: boo
   let [row] = await latest()
   if (!row || !reuse) {
     const started = performance.now()
-    await sealProject(project, { runner: rt.runner, logger, closedAt: newestClosing(clock, 'UTC'), timeoutS: 900 })
+    await sealProject(project, { runner: rt.runner, logger, closedAt: newestClosing(clock), timeoutS: 900 })
     console.log(`sealed ${project} in ${Math.round(performance.now() - started)} ms`)
     ;[row] = await latest()
   }

@@ -1,9 +1,18 @@
--- Sealed sessions, not held, that events from C on now continue: their sealed rows no longer hold
--- the whole session.
-SELECT count() AS crossing
-FROM sealed_sessions
-WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT held
-  AND session_key IN (
-    SELECT reinterpretAsUInt128(sipHash128(session_id)) FROM events
-    WHERE project_id = {project:String} AND created_at >= {closed:DateTime64(3, 'UTC')} AND session_id != ''
-  )
+-- Sessions of a build that events from C on now continue while its tables took them as whole:
+-- sealed sessions not held; and, for its page tables, any event after C of a session whose last
+-- event before C is a view (kind 3), a view after C of any other (kind 4).
+SELECT
+  (SELECT count() FROM sealed_sessions
+    WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT held
+      AND session_key IN (
+        SELECT reinterpretAsUInt128(sipHash128(session_id)) FROM events
+        WHERE project_id = {project:String} AND created_at >= {closed:DateTime64(3, 'UTC')} AND session_id != ''))
+  + (SELECT count() FROM sealed_page_keys
+    WHERE project_id = {project:String} AND version = {version:UInt64} AND kind = 3 AND key IN (
+      SELECT session_key FROM session_timeline
+      WHERE project_id = {project:String} AND created_at >= {closed:DateTime64(3, 'UTC')}))
+  + (SELECT count() FROM sealed_page_keys
+    WHERE project_id = {project:String} AND version = {version:UInt64} AND kind = 4 AND key IN (
+      SELECT session_key FROM session_timeline
+      WHERE project_id = {project:String} AND is_view AND created_at >= {closed:DateTime64(3, 'UTC')}))
+  AS crossing

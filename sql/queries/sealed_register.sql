@@ -1,5 +1,7 @@
--- A build's row in sealed_builds, once its tables are written and compacted.
-INSERT INTO sealed_builds (project_id, version, format, closed_at, held_from, longest_ms, built_at, inserts_since, inserts, sessions, build_ms)
+-- A build's row in sealed_builds, once its tables are written and compacted: with the sessions the
+-- page tables hold out (kind 5) and their first event, which requests read whole.
+INSERT INTO sealed_builds (project_id, version, format, closed_at, held_from, longest_ms, built_at, inserts_since, inserts, sessions, build_ms,
+  page_held, page_held_from)
 SELECT {project:String}, {version:UInt64}, {format:UInt16}, {closed:DateTime64(3, 'UTC')},
   ifNull((SELECT minOrNull(created_at) FROM sealed_sessions WHERE project_id = {project:String} AND version = {version:UInt64} AND held),
     {closed:DateTime64(3, 'UTC')}),
@@ -8,4 +10,10 @@ SELECT {project:String}, {version:UInt64}, {format:UInt16}, {closed:DateTime64(3
   {built:DateTime64(3, 'UTC')},
   {since:DateTime64(3, 'UTC')}, {inserts:UInt64},
   (SELECT count() FROM sealed_sessions WHERE project_id = {project:String} AND version = {version:UInt64}),
-  {build_ms:UInt64}
+  {build_ms:UInt64},
+  (SELECT groupArray(key) FROM sealed_page_keys WHERE project_id = {project:String} AND version = {version:UInt64} AND kind = 5),
+  ifNull((
+    SELECT minOrNull(created_at) FROM session_timeline
+    WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')} AND session_key IN (
+      SELECT key FROM sealed_page_keys WHERE project_id = {project:String} AND version = {version:UInt64} AND kind = 5)
+  ), {closed:DateTime64(3, 'UTC')})

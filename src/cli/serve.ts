@@ -38,16 +38,16 @@ async function firstRun(rt: Runtime, baseUrl: string): Promise<void> {
 }
 
 /**
- * Builds the demo's page rollups and sealed history before the link is printed, so the first
+ * Builds the demo's sealed history before the link is printed, so the first
  * visit to the explorer reads them instead of starting them (and waiting behind them).
  */
 async function prepareDemo(rt: Runtime): Promise<void> {
   const project = await findProject(rt.runner, 'demo')
-  if (!project || (!rt.pageRollups && !rt.sealed)) return
+  if (!project || !rt.sealed) return
   process.stdout.write('Preparing the demo\'s rollups…\n')
   const started = performance.now()
   // A failed build is not fatal: requests read the events instead, and the next one retries it.
-  await Promise.all([rt.pageRollups?.build(project), rt.sealed?.build(project.id)]).catch((err: unknown) =>
+  await rt.sealed.build(project.id).catch((err: unknown) =>
     rt.logger.warn({ err }, 'the demo\'s rollups could not be built now; requests read the events'),
   )
   process.stdout.write(`Rollups ready in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`)
@@ -70,7 +70,7 @@ export async function serveCommand(rt: Runtime): Promise<void> {
       { maxBytes: config.QUARRY_RESPONSE_CACHE_MB * 2 ** 20 },
     )
   const stopping = new AbortController()
-  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: VERSION, responseCache, pageRollups: rt.pageRollups, sealed: rt.sealed, shutdown: stopping.signal, metrics: rt.metrics, tracing: rt.tracing })
+  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, version: VERSION, responseCache, sealed: rt.sealed, shutdown: stopping.signal, metrics: rt.metrics, tracing: rt.tracing })
   const host = config.HOST
   const baseUrl = baseUrlOf(config)
   // Built before listening, so the first visit to / does not wait for the bundler. Without it (an

@@ -13,7 +13,6 @@ export const EXPOSED_HEADERS = [
   'X-Quarry-Cache',
   'X-Quarry-Ignored',
   'X-Quarry-Clamped',
-  'X-Quarry-Rollup',
   'X-Quarry-Sealed-Until',
   'X-Quarry-Rows',
   'X-Quarry-Size-Estimate',

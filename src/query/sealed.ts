@@ -25,8 +25,19 @@ export interface SealedBuild {
   /** What tells that an insert reached before C since the build. */
   insertsSince: DateTime
   inserts: number
+  /** The sessions the page tables hold out (128-bit keys in decimal), read whole by /pages, and their first event (C when none). */
+  pageHeld: string[]
+  pageHeldFrom: DateTime
   /** The live sessions as written for the events after C as they are now, when they were (sealed_live). */
   liveStamp?: number
+}
+
+/** An hour becomes C once it is this old: sessions open across it have mostly ended. */
+const SETTLE_HOURS = 1
+
+/** C for a build made now: the newest start of a UTC hour at least SETTLE_HOURS old. */
+export function newestClosing(now: DateTime): DateTime {
+  return now.toUTC().minus({ hours: SETTLE_HOURS }).startOf('hour')
 }
 
 /** The session attributes a session takes from its first event: every filterable dimension's column. */
@@ -48,7 +59,7 @@ function liveSource(build: SealedBuild): string {
   return build.liveStamp === undefined ? renderSql('_sealed_live', attributeFragments) : renderSql('_sealed_live_snapshot')
 }
 
-const DAY_MS = 86_400_000
+export const DAY_MS = 86_400_000
 export const HOUR_MS = 3_600_000
 /** Whether an instant starts a UTC hour, where the hourly rollups can start adding whole periods. */
 export const onUtcHour = (t: DateTime) => t.toMillis() % HOUR_MS === 0
@@ -78,7 +89,7 @@ function sealedPlaceholders(projectId: string, range: TimeRange, build: SealedBu
   return { params, ctx }
 }
 
-const ceilTo = (t: DateTime, unit: number) => DateTime.fromMillis(Math.ceil(t.toMillis() / unit) * unit, { zone: 'UTC' })
+export const ceilTo = (t: DateTime, unit: number) => DateTime.fromMillis(Math.ceil(t.toMillis() / unit) * unit, { zone: 'UTC' })
 
 /**
  * A breakdown from the sealed history. Whole UTC days before C come from the rollups (whole 8-day
@@ -185,6 +196,8 @@ export interface SealedLatestRow {
   built_at: string
   inserts_since: string
   inserts: number
+  page_held: string[]
+  page_held_from: string
 }
 
 /**
@@ -192,9 +205,9 @@ export interface SealedLatestRow {
  * so that builds made before it answer nothing and are replaced. 1: the hourly event rollups; 2: the
  * hourly identified profiles (020, product analytics); 3: each session's events as arrays (021,
  * funnels and the user flow), and every profile and the identified ones by hour and UTC day (022,
- * retention, cohorts, engagement and active users).
+ * retention, cohorts, engagement and active users); 4: the page tables (023, /pages).
  */
-export const SEALED_FORMAT = 3
+export const SEALED_FORMAT = 4
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',
@@ -206,7 +219,16 @@ export function readSealedLatest(row: SealedLatestRow | undefined): { build: Sea
   if (!row) return undefined
   return {
     builtAt: instant(row.built_at),
-    build: { version: row.version, closedAt: instant(row.closed_at), heldFrom: instant(row.held_from), longestMs: row.longest_ms, insertsSince: instant(row.inserts_since), inserts: row.inserts },
+    build: {
+      version: row.version,
+      closedAt: instant(row.closed_at),
+      heldFrom: instant(row.held_from),
+      longestMs: row.longest_ms,
+      insertsSince: instant(row.inserts_since),
+      inserts: row.inserts,
+      pageHeld: row.page_held,
+      pageHeldFrom: instant(row.page_held_from),
+    },
   }
 }
 

@@ -19,14 +19,13 @@ import {
   type PerformanceRow,
 } from '../query/insights-traffic.ts'
 import { assembleMetrics, metricsBuckets, metricsStatement, type MetricRow } from '../query/metrics.ts'
-import { pagesRollupStatement } from '../query/page-rollup.ts'
 import { sealedBreakdownStatement, sealedMetricsStatement } from '../query/sealed.ts'
+import { sealedPagesAnswer, sealedPagesStatement } from '../query/sealed-pages.ts'
 import { isoWithOffset, resolveRange, type TimeRange } from '../query/time-range.ts'
-import type { PageRollups } from '../services/page-rollups/index.ts'
 import type { SealedHistory } from '../services/sealed/index.ts'
 import { BreakdownRow, MetricValues } from './insights.ts'
 import { insightsRoute } from './insights-route.ts'
-import { RANGE_HEADERS, ROLLUP_HEADERS, SEALED_HEADERS } from './openapi-shared.ts'
+import { RANGE_HEADERS, SEALED_HEADERS } from './openapi-shared.ts'
 import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
 import { jsonParam } from './query-reader.ts'
 import { sealedBuildFor } from './sealed-build.ts'
@@ -34,7 +33,6 @@ import { sealedBuildFor } from './sealed-build.ts'
 export interface InsightsTrafficDeps {
   now: () => Date
   queryTimeoutS: number
-  pageRollups?: PageRollups
   sealed?: SealedHistory
 }
 
@@ -122,13 +120,11 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
     return rows<z.infer<typeof BreakdownRow>>(c, build ? sealedBreakdownStatement(dimension, req, build) : breakdownStatement(dimension, req))
   }
 
-  /** The /pages ranking of the whole window, from its rollup where one answers. */
+  /** The /pages ranking of the whole window, from the sealed history where a build holds. */
   const pageRanking = async (c: Context<AppEnv>, range: TimeRange, filters: Filter[]): Promise<Statement> => {
     const req = listRequest(c, range, filters, ALL_ROWS)
-    const rollup = await deps.pageRollups?.forRequest(c.get('project'), req, { runner: c.get('runner'), signal: c.req.raw.signal, stats: c.get('stats') })
-    if (!rollup) return pagesStatement(req)
-    c.header('X-Quarry-Rollup', isoWithOffset(rollup.closedAt.setZone(range.timezone)))
-    return pagesRollupStatement(req, rollup)
+    const build = sealedPagesAnswer(req) ? await sealedBuildFor(c, deps.sealed, range.timezone) : undefined
+    return build ? sealedPagesStatement(req, build) : pagesStatement(req)
   }
 
   const overview = insightsRoute('overview', "OpenPanel's overview: the /metrics totals and series of the window", OverviewQuery, OverviewBody, { headers: { ...RANGE_HEADERS, ...SEALED_HEADERS } })
@@ -142,7 +138,7 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
     return c.json({ summary: metrics.metrics, series: metrics.series, interval: q.interval, startDate: isoWithOffset(range.start), endDate: isoWithOffset(range.end) }, 200)
   })
 
-  const top = insightsRoute('pages/top', 'Up to 1000 pages by sessions, with their page views and revenue', DatesQuery, z.array(TopPageRow), { headers: { ...RANGE_HEADERS, ...ROLLUP_HEADERS } })
+  const top = insightsRoute('pages/top', 'Up to 1000 pages by sessions, with their page views and revenue', DatesQuery, z.array(TopPageRow), { headers: { ...RANGE_HEADERS, ...SEALED_HEADERS } })
   app.openapi(top, async (c) => {
     const q = c.req.valid('query')
     return c.json(await rows<z.infer<typeof TopPageRow>>(c, pagesTopStatement(await pageRanking(c, windowOf(c, q), q.filters ?? []), q.filters ?? [])), 200)
@@ -155,7 +151,7 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
     return c.json(found.map(({ prefix, name, ...row }) => ({ origin: prefix ?? '', path: name ?? '', ...row })), 200)
   })
 
-  const performance = insightsRoute('pages/performance', 'Pages with bounce rate, time on page and heuristic SEO signals, searched and sorted', PerformanceQuery, PerformanceBody, { headers: { ...RANGE_HEADERS, ...ROLLUP_HEADERS } })
+  const performance = insightsRoute('pages/performance', 'Pages with bounce rate, time on page and heuristic SEO signals, searched and sorted', PerformanceQuery, PerformanceBody, { headers: { ...RANGE_HEADERS, ...SEALED_HEADERS } })
   app.openapi(performance, async (c) => {
     const q = c.req.valid('query')
     const statement = pagesPerformanceStatement(await pageRanking(c, windowOf(c, q), q.filters ?? []), q)

@@ -6,14 +6,13 @@ import type { Statement } from '../clickhouse/run.ts'
 import { DIMENSIONS, type Dimension } from '../query/dimensions.ts'
 import { breakdownStatement, liveStatement, pagesStatement, type PageRequest } from '../query/insights.ts'
 import { assembleMetrics, metricsBuckets, metricsStatement, METRIC_NAMES } from '../query/metrics.ts'
-import { pagesRollupStatement } from '../query/page-rollup.ts'
 import { fingerprint, nextCursor, pagePosition } from '../query/pagination.ts'
-import { defaultInterval, INTERVALS, isoWithOffset, previousRange, resolveRange, type TimeRange } from '../query/time-range.ts'
-import type { PageRollups } from '../services/page-rollups/index.ts'
+import { defaultInterval, INTERVALS, previousRange, resolveRange, type TimeRange } from '../query/time-range.ts'
 import type { SealedHistory } from '../services/sealed/index.ts'
 import { sealedBreakdownStatement, sealedMetricsStatement } from '../query/sealed.ts'
+import { sealedPagesAnswer, sealedPagesStatement } from '../query/sealed-pages.ts'
 import { insightsRoute } from './insights-route.ts'
-import { PAGE_HEADERS, RANGE_HEADERS, ROLLUP_HEADERS, SEALED_HEADERS } from './openapi-shared.ts'
+import { PAGE_HEADERS, RANGE_HEADERS, SEALED_HEADERS } from './openapi-shared.ts'
 import { anyText, FiltersSchema, ignoredParam, rangeHeaders, windowParams } from './params.ts'
 import { jsonParam } from './query-reader.ts'
 import { sealedBuildFor } from './sealed-build.ts'
@@ -22,7 +21,6 @@ export interface InsightsDeps {
   signingKey: Buffer
   now: () => Date
   queryTimeoutS: number
-  pageRollups?: PageRollups
   sealed?: SealedHistory
 }
 
@@ -145,11 +143,9 @@ export function insightsRoutes(deps: InsightsDeps) {
       return c.json(rows.slice(0, q.limit).map(shape), 200)
     })
 
-  rankedList('pages', 'Top pages by sessions', PageRow, ROLLUP_HEADERS, async (req, c) => {
-    const rollup = await deps.pageRollups?.forRequest(c.get('project'), req, { runner: c.get('runner'), signal: c.req.raw.signal, stats: c.get('stats') })
-    if (!rollup) return pagesStatement(req)
-    c.header('X-Quarry-Rollup', isoWithOffset(rollup.closedAt.setZone(req.range.timezone)))
-    return pagesRollupStatement(req, rollup)
+  rankedList('pages', 'Top pages by sessions', PageRow, SEALED_HEADERS, async (req, c) => {
+    const build = sealedPagesAnswer(req) ? await sealedBuild(c, req.range.timezone) : undefined
+    return build ? sealedPagesStatement(req, build) : pagesStatement(req)
   }, (row) => row)
 
   for (const dimension of DIMENSIONS) {

@@ -35,10 +35,6 @@ export const RANGE_HEADERS = {
   'X-Quarry-Timezone': header('Timezone the window and buckets were computed in'),
 }
 
-export const ROLLUP_HEADERS = {
-  'X-Quarry-Rollup': header('Present when what came before this instant was read from the /pages rollup (the same numbers, fewer rows read)'),
-}
-
 export const SEALED_HEADERS = {
   'X-Quarry-Sealed-Until': header('Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read)'),
 }

@@ -51,8 +51,8 @@ interface Latest<B> {
 }
 
 /**
- * What a request needs to know before reading a build over the events before C (the page rollups,
- * the sealed history): the project's newest build, and whether the data under it is as it was
+ * What a request needs to know before reading a build over the events before C (the sealed
+ * history): the project's newest build, and whether the data under it is as it was
  * built. Both are remembered per project, so most requests plan with one small read. A dry run
  * (explain=sql) lists the reads a request makes and decides as the planner last saw the data,
  * remembering nothing from it.

@@ -17,9 +17,9 @@ const MOVE_AFTER_MS = 3_600_000
 const MOVE_AFTER_BUILDS = 30
 
 /**
- * The background builds of one kind (page rollups, sealed history): one per project at a time,
- * requests start at most one per `rebuildIntervalMs` per project, none once stopped. A build
- * resolves to how long it took, or undefined when it was not kept.
+ * The background builds of the sealed history: one per project at a time, requests start at most
+ * one per `rebuildIntervalMs` per project, none once stopped. A build resolves to how long it took,
+ * or undefined when it was not kept.
  */
 export class BuildScheduler {
   private readonly building = new Map<string, Promise<void>>()

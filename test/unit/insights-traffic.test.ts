@@ -20,7 +20,7 @@ import {
   seoSignals,
   TRAFFIC_GROUPS,
 } from '../../src/query/insights-traffic.ts'
-import { pagesRollupStatement } from '../../src/query/page-rollup.ts'
+import { sealedPagesStatement } from '../../src/query/sealed-pages.ts'
 
 const RANGE = {
   start: DateTime.fromISO('2026-03-01T00:00:00', { zone: 'Europe/Stockholm' }),
@@ -28,16 +28,17 @@ const RANGE = {
   timezone: 'Europe/Stockholm',
 }
 const REQ = { projectId: 'p', range: RANGE, filters: [], limit: ALL_ROWS, offset: 0 }
-const ROLLUP = {
+const BUILD = {
   version: 3,
-  timezone: 'Europe/Stockholm',
   closedAt: DateTime.fromISO('2026-03-20T10:00:00Z'),
-  heldOut: ['12345'],
-  heldFrom: DateTime.fromISO('2026-03-20T09:00:00Z'),
+  heldFrom: DateTime.fromISO('2026-03-20T08:00:00Z'),
+  longestMs: 3_600_000,
   insertsSince: DateTime.fromISO('2026-03-20T10:05:00Z'),
   inserts: 0,
+  pageHeld: ['12345'],
+  pageHeldFrom: DateTime.fromISO('2026-03-20T09:00:00Z'),
 }
-const RANKINGS: Statement[] = [pagesStatement(REQ), pagesRollupStatement(REQ, ROLLUP)]
+const RANKINGS: Statement[] = [pagesStatement(REQ), sealedPagesStatement(REQ, BUILD)]
 const NASTY = "x') OR 1=1; DROP TABLE events; --"
 
 const code = (sql: string) =>

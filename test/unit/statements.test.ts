@@ -197,9 +197,9 @@ describe('sql/queries templates', () => {
   })
 
   it('a partial is placed without its comment lines', () => {
-    const sql = renderSql('page_rollup_build_views')
+    const sql = renderSql('sealed_build_page_views')
     expect(sql).toContain('AND session_key NOT IN (')
-    expect(sql).not.toContain('The events a page rollup build sums')
+    expect(sql).not.toContain("The events a build's page tables sum")
   })
 })
 

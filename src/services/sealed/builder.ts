@@ -19,12 +19,27 @@ export interface SealOptions {
 /** Inserts are counted from this long before a build: older ones committed long before it read. */
 const INSERTS_MARGIN_HOURS = 24
 
-const SEALED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_event_rollups', 'sealed_session_events', 'sealed_profile_rollups', 'sealed_live', 'sealed_builds'] as const
+/** The tables a build writes; it compacts each but the last two. */
+const SEALED_TABLES = [
+  'sealed_sessions',
+  'sealed_rollups',
+  'sealed_event_rollups',
+  'sealed_session_events',
+  'sealed_profile_rollups',
+  'sealed_page_views',
+  'sealed_page_days',
+  'sealed_page_keys',
+  'sealed_live',
+  'sealed_builds',
+] as const
 /** The versions each sealed table holds before {keep}, for sealed_versions.sql. */
 const STORED_VERSIONS = SEALED_TABLES.map((table) => `SELECT version FROM ${table} WHERE project_id = {project:String} AND version < {keep:UInt64}`).join(
   '\n  UNION ALL\n  ',
 )
-const COMPACTED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_event_rollups', 'sealed_session_events', 'sealed_profile_rollups'] as const
+const COMPACTED_TABLES = SEALED_TABLES.slice(0, -2)
+
+/** The page tables, in order: the held-out sessions first, which the others leave out. */
+const PAGE_STEPS = ['held', 'keys', 'views', 'days', 'entries'].map((part) => `sealed_build_page_${part}`)
 
 const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 
@@ -32,7 +47,7 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
  * Seals one project's history before C: numbers its new visitors (each session's, then every
  * event's profile), writes its sessions (those that go on after C as `held` parts), then each
  * dimension's daily rollup, their 8-day blocks, the hourly totals, the hourly event rollups and the
- * hourly and daily sets of profiles (product analytics). Kept
+ * hourly and daily sets of profiles (product analytics), and the page tables (/pages). Kept
  * only if no insert reached before C while it read, then registered; the builds before the one it
  * replaces are dropped. Returns how long it took, or undefined when the build was not kept.
  */
@@ -70,6 +85,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     await step('sealed_build_profiles')
     await step('sealed_build_profile_days')
     await step('sealed_build_session_events')
+    for (const name of PAGE_STEPS) await step(name)
   } catch (err) {
     await drop(version).catch(() => {})
     throw err

@@ -3,8 +3,8 @@ import type { Logger } from 'pino'
 import type { QueryRunner } from '../../clickhouse/run.ts'
 import type { Config } from '../../config.ts'
 import type { Metrics } from '../../telemetry/metrics.ts'
-import { newestClosing } from '../../query/page-rollup.ts'
 import {
+  newestClosing,
   readSealedLatest,
   sealedCrossingStatement,
   sealedLatestStatement,
@@ -104,7 +104,7 @@ export class SealedHistory {
   }
 
   private closing(): DateTime {
-    return newestClosing(DateTime.fromJSDate(this.opts.now()), 'UTC')
+    return newestClosing(DateTime.fromJSDate(this.opts.now()))
   }
 
   private behind(projectId: string, build: SealedBuild): boolean {

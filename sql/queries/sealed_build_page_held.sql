@@ -1,9 +1,9 @@
--- The sessions that tie the events before C to those after it (kind 5), held out of the rollup and
--- read whole by every request: those whose last event before C is a view (its time on page ends
+-- The sessions that tie the events before C to those after it (kind 5), held out of the page tables
+-- and read whole by every request: those whose last event before C is a view (its time on page ends
 -- after C), and those with a view after C (their distinct counts, entry and bounce span C). Real
 -- traffic has a few at any instant.
-INSERT INTO page_rollup_keys (project_id, version, kind, day, origin, path, key)
-SELECT {project:String}, {version:UInt64}, 5, toDate(0), '', '', session_key
+INSERT INTO sealed_page_keys (project_id, version, kind, key)
+SELECT {project:String}, {version:UInt64}, 5, session_key
 FROM (
   SELECT session_key, argMax(is_view, (created_at, id)) AS last_is_view
   FROM session_timeline

@@ -1,18 +1,22 @@
 /**
- * /pages answered from a rollup of what came before an instant C (src/services/page-rollups/index.ts): the
- * same rows as the reference model, through real requests, for every window a rollup answers; and
- * the answer stays right when the data changes under the rollup (an insert before C, a late event
- * tying a session to the rollup), read from the events until the rollup is built again.
+ * /pages answered from the sealed history's page tables (src/query/sealed-pages.ts): the same rows
+ * as the reference model, through real requests, for windows of every kind (whole UTC days, a
+ * zone's midnights with whole-hour and half-hour offsets, unaligned ISO instants, windows that end
+ * before C or start after it); and the answer stays right when the data changes under the build (an
+ * insert before C, a late event tying a session to the build), read from the events until the
+ * history is sealed again.
  *
- * The fixture is the Insights one, plus sessions made for the rollup's seams: one that spans C with
+ * The fixture is the Insights one, plus sessions made for the build's seams: one that spans C with
  * its last view before it, one that spans C with a view after it, a session that views a page on
  * two days before C, a visitor who returns after C, sessions without views, and the page of empty
  * origin and path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildEvents, eventId, PROJECTS } from './fixtures/insights-data.ts'
-import { openInsights, type Harness, type Query, type Reply } from './fixtures/insights-harness.ts'
+import { createClientRow } from '../src/auth/clients.ts'
+import { openInsights, queryString, requestAs, type Harness, type Query, type Reply } from './fixtures/insights-harness.ts'
 import { Dataset, ms, toRow, windowOf, type EventRow, type Window } from './fixtures/insights-model.ts'
+import { testApp } from './helpers/runtime.ts'
 
 const U = PROJECTS.utc.id
 const S = PROJECTS.sthlm.id
@@ -74,27 +78,27 @@ async function insert(rows: EventRow[]): Promise<void> {
 const model = () => new Dataset(events)
 
 beforeAll(async () => {
-  h = await openInsights({ pageRollups: true })
+  h = await openInsights({ sealed: true })
   events = [...h.data.events]
   await insert(SEAMS)
-  await h.rollups!.build({ id: U, timezone: PROJECTS.utc.timezone })
-  await h.rollups!.build({ id: S, timezone: PROJECTS.sthlm.timezone })
+  await h.sealed!.build(U)
+  await h.sealed!.build(S)
 })
 afterAll(async () => {
   await h?.dispose()
 })
 
-/** /pages with every row, and whether the rollup answered (the instant of its C, or null). */
+/** /pages with every row, and whether the sealed history answered (the instant of its C, or null). */
 async function pages(project: string, query: Query = {}) {
   const res = await h.get(project, 'pages', { ...(query as object), limit: 1000 })
   expect(res.status, JSON.stringify(res.body)).toBe(200)
-  const rollup = res.headers.get('x-quarry-rollup')
-  return { body: res.body, closedAt: rollup === null ? null : Date.parse(rollup) }
+  const sealed = res.headers.get('x-quarry-sealed-until')
+  return { body: res.body, closedAt: sealed === null ? null : Date.parse(sealed) }
 }
 
 const UTC_30D = windowOf('2026-03-15T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC')
 
-describe('the fixture reaches every seam of a rollup', () => {
+describe('the fixture reaches every seam of a build', () => {
   it('has sessions across C, a session on two days before C, returning visitors and pages on both sides', () => {
     const views = events.filter((e) => e.project_id === U && e.name === 'screen_view')
     const sessions = new Map<string, EventRow[]>()
@@ -113,7 +117,7 @@ describe('the fixture reaches every seam of a rollup', () => {
   })
 })
 
-describe('answers from the rollup', () => {
+describe('answers from the sealed history', () => {
   const WINDOWS: [string, string, Query, Window, number][] = [
     ['UTC 30d', U, { range: '30d' }, UTC_30D, C_UTC],
     ['UTC 7d', U, { range: '7d' }, windowOf('2026-04-07T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
@@ -122,6 +126,16 @@ describe('answers from the rollup', () => {
     ['UTC today, C inside it', U, { range: 'today' }, windowOf('2026-04-14T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
     ['UTC from the day of the session on two days', U, { startDate: '2026-04-11', endDate: '2026-04-14' }, windowOf('2026-04-11T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
     ['Stockholm 30d, over DST', S, { range: '30d' }, windowOf('2026-03-16T00:00:00+01:00', '2026-04-16T00:00:00+02:00', 'Europe/Stockholm'), C_STHLM],
+    ['a UTC project read in Stockholm: midnights an hour off UTC days', U, { range: '30d', timezone: 'Europe/Stockholm' }, windowOf('2026-03-16T00:00:00+01:00', '2026-04-16T00:00:00+02:00', 'Europe/Stockholm'), C_UTC],
+    ['a UTC project read in Asia/Kolkata (+05:30)', U, { range: '7d', timezone: 'Asia/Kolkata' }, windowOf('2026-04-08T00:00:00+05:30', '2026-04-16T00:00:00+05:30', 'Asia/Kolkata'), C_UTC],
+    ['a UTC project read in New York, month to date', U, { range: 'monthToDate', timezone: 'America/New_York' }, windowOf('2026-04-01T00:00:00-04:00', '2026-04-15T00:00:00-04:00', 'America/New_York'), C_UTC],
+    ['a window that ends before C', U, { range: 'yesterday' }, windowOf('2026-04-13T00:00:00Z', '2026-04-14T00:00:00Z', 'UTC'), C_UTC],
+    ['a window that ends on the day the session on two days began', U, { startDate: '2026-04-01', endDate: '2026-04-10' }, windowOf('2026-04-01T00:00:00Z', '2026-04-11T00:00:00Z', 'UTC'), C_UTC],
+    ['a window that starts between midnights', U, { range: 'last24h' }, windowOf('2026-04-13T22:37:00Z', '2026-04-14T22:38:00Z', 'UTC'), C_UTC],
+    ['unaligned ISO instants that end before C', U, { startDate: '2026-04-09T08:10:00Z', endDate: '2026-04-13T14:01:40Z' }, windowOf('2026-04-09T08:10:00Z', '2026-04-13T14:01:40.001Z', 'UTC'), C_UTC],
+    ['unaligned ISO instants through the view that crosses midnight', U, { startDate: '2026-04-10T23:59:30Z', endDate: '2026-04-11T00:02:00Z' }, windowOf('2026-04-10T23:59:30Z', '2026-04-11T00:02:00.001Z', 'UTC'), C_UTC],
+    ['a window that starts after C', U, { startDate: '2026-04-14T21:15:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-14T21:15:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
+    ['a window that ends inside C\'s own hour before C', U, { startDate: '2026-04-14T00:00:00Z', endDate: '2026-04-14T20:59:59Z' }, windowOf('2026-04-14T00:00:00Z', '2026-04-14T20:59:59.001Z', 'UTC'), C_UTC],
   ]
   for (const [label, project, query, w, closedAt] of WINDOWS) {
     it(label, async () => {
@@ -137,7 +151,7 @@ describe('answers from the rollup', () => {
     let url: string | null = `http://quarry.test/insights/${U}/pages?range=30d&limit=4`
     while (url) {
       const res: Reply = await h.fetch(url)
-      expect(res.headers.get('x-quarry-rollup')).not.toBeNull()
+      expect(res.headers.get('x-quarry-sealed-until')).not.toBeNull()
       seen.push(...res.body)
       url = res.headers.get('link')?.match(/^<([^>]+)>/)?.[1] ?? null
     }
@@ -148,13 +162,13 @@ describe('answers from the rollup', () => {
     await pages(U, { range: '30d' })
     const res = await h.get(U, 'pages', { range: '30d', limit: 1000, explain: 'sql' })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.headers.get('x-quarry-rollup')).not.toBeNull()
+    expect(res.headers.get('x-quarry-sealed-until')).not.toBeNull()
     // The planning read that checks no insert reached before C is listed before the answer.
     const sql = res.body.sql as string[]
     expect(sql.length).toBeGreaterThanOrEqual(2)
     expect(sql.slice(0, -1).some((s) => s.includes('FROM event_inserts'))).toBe(true)
     const answer = sql.at(-1)!
-    expect(answer).toContain('page_rollup_days')
+    expect(answer).toContain('sealed_page_days')
     // rx-cross and rx-cross2 span C: the held-out sessions are among the parameters shown.
     expect(res.body.params.held_out.length).toBeGreaterThanOrEqual(2)
     const result = await h.rt.engine.client.exec({ query: answer, query_params: res.body.params })
@@ -164,40 +178,32 @@ describe('answers from the rollup', () => {
     expect(rows).toEqual(model().pages(U, UTC_30D))
   })
 
-  it('explaining a request for a project without a rollup lists the read that finds none and starts no build', async () => {
+  it('explaining a request for a project without a build lists the read that finds none and starts no build', async () => {
     const builds = async () =>
-      (await (await h.rt.engine.client.query({ query: `SELECT count() AS n FROM page_rollups WHERE project_id = {p:String}`, query_params: { p: PROJECTS.empty.id }, format: 'JSONEachRow' })).json<{ n: number }>())[0]!.n
+      (await (await h.rt.engine.client.query({ query: `SELECT count() AS n FROM sealed_builds WHERE project_id = {p:String}`, query_params: { p: PROJECTS.empty.id }, format: 'JSONEachRow' })).json<{ n: number }>())[0]!.n
     const res = await h.get(PROJECTS.empty.id, 'pages', { range: '30d', explain: 'sql' })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect((res.body.sql as string[]).some((s) => s.includes('FROM page_rollups'))).toBe(true)
-    await h.rollups!.settled(PROJECTS.empty.id)
+    expect((res.body.sql as string[]).some((s) => s.includes('FROM sealed_builds'))).toBe(true)
+    await h.sealed!.settled(PROJECTS.empty.id)
     expect(await builds()).toBe(0)
   })
 
   it('counts bounces over sessions with views only, on both paths', async () => {
     const empty = (rows: { origin: string; path: string }[]) => rows.find((r) => r.origin === '' && r.path === '')
-    const fromRollup = await pages(U, { range: '30d' })
-    const fromEvents = await pages(U, { range: '30d', timezone: 'UTC' })
-    expect(empty(fromRollup.body)).toEqual(empty(model().pages(U, UTC_30D)))
-    expect(empty(fromRollup.body)).toMatchObject({ pageviews: 1, bounce_rate: 0 })
-    expect(empty(fromEvents.body)).toEqual(empty(fromRollup.body))
+    const fromSealed = await pages(U, { range: '30d' })
+    // The same data through an app without the sealed history: it reads the events.
+    const client = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'pages-plain' })
+    const plain = testApp(h.rt, { now: () => h.clock.now })
+    const fromEvents = await requestAs(plain, `http://quarry.test/insights/${U}/pages?${queryString({ range: '30d', limit: 1000 })}`, client)
+    expect(fromSealed.closedAt).toBe(C_UTC)
+    expect(fromEvents.headers.get('x-quarry-sealed-until')).toBeNull()
+    expect(empty(fromSealed.body)).toEqual(empty(model().pages(U, UTC_30D)))
+    expect(empty(fromSealed.body)).toMatchObject({ pageviews: 1, bounce_rate: 0 })
+    expect(empty(fromEvents.body)).toEqual(empty(fromSealed.body))
   })
 })
 
-describe('reads the events where a rollup does not answer', () => {
-  const CASES: [string, Query, Window][] = [
-    ['a window that ends before C', { range: 'yesterday' }, windowOf('2026-04-13T00:00:00Z', '2026-04-14T00:00:00Z', 'UTC')],
-    ['a window that starts between midnights', { range: 'last24h' }, windowOf('2026-04-13T22:37:00Z', '2026-04-14T22:38:00Z', 'UTC')],
-    ['another timezone than the rollup', { range: '30d', timezone: 'Europe/Stockholm' }, windowOf('2026-03-16T00:00:00+01:00', '2026-04-16T00:00:00+02:00', 'Europe/Stockholm')],
-  ]
-  for (const [label, query, w] of CASES) {
-    it(label, async () => {
-      const res = await pages(U, query)
-      expect(res.closedAt).toBeNull()
-      expect(res.body).toEqual(model().pages(U, w))
-    })
-  }
-
+describe('reads the events where the page tables do not answer', () => {
   it('filters', async () => {
     const filters = [{ name: 'path', operator: 'startsWith', value: ['/rx'] }]
     const res = await pages(U, { range: '30d', filters })
@@ -207,59 +213,60 @@ describe('reads the events where a rollup does not answer', () => {
 })
 
 /**
- * Inserts `rows`, which change what the rollup holds: the next answer must come from the events and
- * be right, and once the build that answer started is done, from the rollup again, still right.
+ * Inserts `rows`, which change what the build holds: the next answer must come from the events and
+ * be right, and once the build that answer started is done, from the sealed history again, still right.
  */
-async function changeUnderTheRollup(rows: EventRow[]): Promise<void> {
+async function changeUnderTheBuild(rows: EventRow[]): Promise<void> {
   await insert(rows)
   const changed = await pages(U, { range: '30d' })
   expect(changed.closedAt).toBeNull()
   expect(changed.body).toEqual(model().pages(U, UTC_30D))
-  await h.rollups!.settled(U)
+  await h.sealed!.settled(U)
   const rebuilt = await pages(U, { range: '30d' })
   expect(rebuilt.closedAt).toBe(C_UTC)
   expect(rebuilt.body).toEqual(model().pages(U, UTC_30D))
 }
 
 // Last: these change the data.
-describe('when the data changes under the rollup', () => {
+describe('when the data changes under the build', () => {
   it('an insert before C', async () => {
-    await changeUnderTheRollup([extra('rx-late', 'rx-p7', '2026-04-02T08:00:00Z'), extra('rx-late', 'rx-p7', '2026-04-02T08:00:42Z', { path: '/rx/b' })])
+    await changeUnderTheBuild([extra('rx-late', 'rx-p7', '2026-04-02T08:00:00Z'), extra('rx-late', 'rx-p7', '2026-04-02T08:00:42Z', { path: '/rx/b' })])
   })
 
-  it('an event after C in a session of the rollup whose last event was a view', async () => {
+  it('an event after C in a session of the build whose last event was a view', async () => {
     // rx-r1 viewed /rx/a on 12 April; this event after C ends that view. The rebuild holds it out.
-    await changeUnderTheRollup([extra('rx-r1', 'rx-p3', '2026-04-14T22:00:00Z', { name: 'click', path: '', origin: '', properties: {} })])
+    await changeUnderTheBuild([extra('rx-r1', 'rx-p3', '2026-04-14T22:00:00Z', { name: 'click', path: '', origin: '', properties: {} })])
   })
 
-  it('a view after C in a session of the rollup that ended on a click', async () => {
+  it('a view after C in a session of the build that ended on a click', async () => {
     // rx-days ended on a click on 11 April; a view now changes its counts on both sides.
-    await changeUnderTheRollup([extra('rx-days', 'rx-p2', '2026-04-14T22:10:00Z', { path: '/rx/b' })])
+    await changeUnderTheBuild([extra('rx-days', 'rx-p2', '2026-04-14T22:10:00Z', { path: '/rx/b' })])
   })
 
   it('keeps no build but the newest and the one it replaced', async () => {
-    const [stored] = await h.rt.runner.rows<{ days: number; keys: number; registered: number }>(
+    const [stored] = await h.rt.runner.rows<{ views: number; days: number; keys: number; registered: number }>(
       {
         name: 'versions',
         sql: `SELECT
-          (SELECT uniqExact(version) FROM page_rollup_days WHERE project_id = {p:String}) AS days,
-          (SELECT uniqExact(version) FROM page_rollup_keys WHERE project_id = {p:String}) AS keys,
-          (SELECT uniqExact(version) FROM page_rollups WHERE project_id = {p:String}) AS registered`,
+          (SELECT uniqExact(version) FROM sealed_page_views WHERE project_id = {p:String}) AS views,
+          (SELECT uniqExact(version) FROM sealed_page_days WHERE project_id = {p:String}) AS days,
+          (SELECT uniqExact(version) FROM sealed_page_keys WHERE project_id = {p:String}) AS keys,
+          (SELECT uniqExact(version) FROM sealed_builds WHERE project_id = {p:String}) AS registered`,
         params: { p: U },
       },
       { timeoutS: 10 },
     )
     // Four builds of U by now: the first, and one after each change above.
-    expect(stored).toEqual({ days: 2, keys: 2, registered: 2 })
+    expect(stored).toEqual({ views: 2, days: 2, keys: 2, registered: 2 })
   })
 
-  it('moves C forward once the rollup is an hour behind', async () => {
+  it('moves C forward once the build is an hour behind', async () => {
     h.clock.now = new Date('2026-04-15T01:30:00Z')
     const w = windowOf('2026-03-16T00:00:00Z', '2026-04-16T00:00:00Z', 'UTC')
     const before = await pages(U, { range: '30d' })
     expect(before.closedAt).toBe(C_UTC)
     expect(before.body).toEqual(model().pages(U, w))
-    await h.rollups!.settled(U)
+    await h.sealed!.settled(U)
     const after = await pages(U, { range: '30d' })
     expect(after.closedAt).toBe(Date.parse('2026-04-15T00:00:00Z'))
     expect(after.body).toEqual(model().pages(U, w))

@@ -1,0 +1,31 @@
+-- The views of a build, as insights_pages counts them: time on page to the session's next event
+-- (events at equal times follow each other in id order). The sessions held out are left to the
+-- request, so the next event of every view here is before C, or none. Sessions are numbered in the
+-- order of their first view, visitors by sealed_visitors, which numbered every profile before C
+-- but perhaps the empty one (0 here, and for requests).
+INSERT INTO sealed_page_views (project_id, version, created_at, origin, path, title, sno, vno, duration_ms)
+SELECT {project:String}, {version:UInt64}, v.created_at, v.origin, v.path, v.title, n.sno, p.vno, v.duration_ms
+FROM (
+  SELECT created_at, origin, path, title, session_key, profile_key, dateDiff('millisecond', created_at, next_at) AS duration_ms
+  FROM (
+    SELECT created_at, is_view, origin, path, title, session_key, profile_key,
+      leadInFrame(toNullable(created_at)) OVER (
+        PARTITION BY session_key ORDER BY created_at, id ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING
+      ) AS next_at
+    FROM session_timeline
+    WHERE {{> sealed_page_events}}
+  )
+  WHERE is_view
+) AS v
+INNER JOIN (
+  SELECT session_key, toUInt32(row_number() OVER (ORDER BY first_view, session_key)) AS sno
+  FROM (
+    SELECT session_key, min(created_at) AS first_view
+    FROM session_timeline
+    WHERE {{> sealed_page_events}} AND is_view
+    GROUP BY session_key
+  )
+) AS n USING (session_key)
+LEFT JOIN (
+  SELECT profile_key, min(vno) AS vno FROM sealed_visitors WHERE project_id = {project:String} GROUP BY profile_key
+) AS p USING (profile_key)
