@@ -246,8 +246,6 @@ export interface LatencyCell {
   paired_overhead_p50_ms: number
   peer_over_bare?: number
   peer_over_http?: number
-  /** /pages: whether every timed answer came from the page rollup (X-Quarry-Rollup). */
-  from_rollup?: boolean
   /** Whether every timed answer read the sealed history (X-Quarry-Sealed-Until); absent when none did. */
   from_sealed?: boolean
   load: number[]
@@ -256,7 +254,7 @@ export interface LatencyCell {
 
 async function measureCell(role: 'M' | 'L', project: string, window: WindowName | '-', endpoint: string, path: string, note?: string): Promise<LatencyCell> {
   // One real request first: explain=sql decides as the planners last saw the data, and until a
-  // request has checked a build (page rollup, sealed history) it lists the statement without it.
+  // request has checked a build (the sealed history) it lists the statement without it.
   await get(`${PLAIN}${path}`, headers, keepAlive)
   const ex = await explain(path)
   const bareStatements = ex.sql.map((sql) => ({ sql, params: ex.params }))
@@ -266,7 +264,6 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
   const bare: number[] = []
   const peerMs: number[] = []
   const paired: number[] = []
-  let fromRollup = 0
   let fromSealed = 0
   let failure: string | undefined
   const started = performance.now()
@@ -288,7 +285,6 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
         if (i >= 2) {
           http.push(r.ms)
           db.push(Number(/db;dur=([\d.]+)/.exec(String(r.headers['server-timing'] ?? ''))?.[1] ?? NaN))
-          if (r.headers['x-quarry-rollup'] !== undefined) fromRollup++
           if (r.headers['x-quarry-sealed-until'] !== undefined) fromSealed++
         }
       },
@@ -319,7 +315,6 @@ async function measureCell(role: 'M' | 'L', project: string, window: WindowName 
     overhead_p50_ms: 0,
     overhead_ratio: 0,
     paired_overhead_p50_ms: round(quantile(paired, 0.5), 2),
-    ...(endpoint === 'pages' ? { from_rollup: fromRollup === http.length } : {}),
     ...(fromSealed > 0 ? { from_sealed: fromSealed === http.length } : {}),
     load: load(),
     ...(note || failure ? { note: [note, failure && `stopped: ${failure}`].filter(Boolean).join('; ') } : {}),

@@ -105,6 +105,7 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
   sealed_page_keys: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_builds: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_live: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_live_pages: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   groups: { engine: 'ReplicatedReplacingMergeTree', path: EVERYWHERE_PATH, extra: ['version', 'deleted'] },
 }
 const DISTRIBUTED: Record<string, { local: string; key: string }> = {
@@ -131,8 +132,8 @@ describe('cluster DDL', () => {
     const altered = singleNode()
       .flatMap((statement) => clusterStatements(statement, TARGET))
       .flatMap((sql) => /^ALTER TABLE (\w+) ON CLUSTER /.exec(sql)?.[1] ?? [])
-    // 019 adds a column: to the sharded tables' locals and their Distributed tables both.
-    expect(altered).toEqual(['events_local', 'events_local', 'events_local', 'sealed_builds', 'events_local', 'events', 'profiles', 'sessions_local', 'sessions'])
+    // 019 adds a column: to the sharded tables' locals and their Distributed tables both; 023 two to sealed_builds.
+    expect(altered).toEqual(['events_local', 'events_local', 'events_local', 'sealed_builds', 'events_local', 'events', 'profiles', 'sessions_local', 'sessions', 'sealed_builds', 'sealed_builds'])
   })
 
   it('gives every MergeTree table its replicated engine, Keeper path and replica macro, keeping its own arguments', async () => {

@@ -136,7 +136,7 @@ function markdown(r: Any): string {
     out.push('|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|')
     for (const c of r.latency) {
       out.push(
-        `| ${c.role} | ${c.window} | ${c.endpoint}${c.from_rollup ? ' (rollup)' : ''}${c.from_sealed ? ' (sealed)' : ''}${c.note ? ` (${c.note})` : ''} | ${c.n} | ${fmt(c.http.p50)} | ${fmt(c.http.p99)} | ${fmt(c.db.p50)} | ${fmt(c.bare.p50)} | ${fmt(c.bare.p99)} | ${fmt(c.paired_overhead_p50_ms, 2)} | ${fmt(c.overhead_ratio, 2)} | ${fmt(c.peer?.p50)} | ${c.peer ? `${fmt(c.peer_over_bare, 2)}×` : '–'} | ${c.peer ? `${fmt(c.peer_over_http, 2)}×` : '–'} | ${c.load[0]} |`,
+        `| ${c.role} | ${c.window} | ${c.endpoint}${c.from_sealed ? ' (sealed)' : ''}${c.note ? ` (${c.note})` : ''} | ${c.n} | ${fmt(c.http.p50)} | ${fmt(c.http.p99)} | ${fmt(c.db.p50)} | ${fmt(c.bare.p50)} | ${fmt(c.bare.p99)} | ${fmt(c.paired_overhead_p50_ms, 2)} | ${fmt(c.overhead_ratio, 2)} | ${fmt(c.peer?.p50)} | ${c.peer ? `${fmt(c.peer_over_bare, 2)}×` : '–'} | ${c.peer ? `${fmt(c.peer_over_http, 2)}×` : '–'} | ${c.load[0]} |`,
       )
     }
     out.push('')

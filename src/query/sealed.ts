@@ -64,7 +64,7 @@ export const HOUR_MS = 3_600_000
 /** Whether an instant starts a UTC hour, where the hourly rollups can start adding whole periods. */
 export const onUtcHour = (t: DateTime) => t.toMillis() % HOUR_MS === 0
 /** The rollups' blocks of days (sql/queries/sealed_build_blocks.sql), aligned on the epoch's days. */
-const BLOCK_MS = 8 * DAY_MS
+export const BLOCK_MS = 8 * DAY_MS
 
 /** [from, to): the whole periods of `unit` ms inside [start, end), or an empty span at start. */
 export function wholePeriods(start: DateTime, end: DateTime, unit: number): { from: DateTime; to: DateTime } {

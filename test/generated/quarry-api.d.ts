@@ -829,8 +829,8 @@ export interface paths {
                         "X-Next-Cursor"?: string;
                         /** @description <url>; rel="next" for the next page; absent on the last page */
                         Link?: string;
-                        /** @description Present when what came before this instant was read from the /pages rollup (the same numbers, fewer rows read) */
-                        "X-Quarry-Rollup"?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6471,8 +6471,8 @@ export interface paths {
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
                         "X-Quarry-Timezone"?: string;
-                        /** @description Present when what came before this instant was read from the /pages rollup (the same numbers, fewer rows read) */
-                        "X-Quarry-Rollup"?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6978,8 +6978,8 @@ export interface paths {
                         "X-Quarry-Range"?: string;
                         /** @description Timezone the window and buckets were computed in */
                         "X-Quarry-Timezone"?: string;
-                        /** @description Present when what came before this instant was read from the /pages rollup (the same numbers, fewer rows read) */
-                        "X-Quarry-Rollup"?: string;
+                        /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
+                        "X-Quarry-Sealed-Until"?: string;
                         [name: string]: unknown;
                     };
                     content: {

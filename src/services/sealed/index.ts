@@ -12,6 +12,7 @@ import {
   type SealedBuild,
   type SealedLatestRow,
 } from '../../query/sealed.ts'
+import { sealedLivePagesWriteStatement } from '../../query/sealed-pages.ts'
 import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, type RequestRun } from '../build-planner.ts'
 import { BuildScheduler } from '../build-scheduler.ts'
 import { sealProject } from './builder.ts'
@@ -28,6 +29,12 @@ import { sealProject } from './builder.ts'
  * in the background when a request finds the history missing, changed or behind, at most once per
  * `rebuildIntervalMs` per project. A request that only explains itself never starts one.
  */
+/** What a snapshot of the events after C writes: the live sessions, and what /pages adds. */
+const liveSnapshot = (projectId: string, build: SealedBuild, stamp: number) => [
+  sealedLiveWriteStatement(projectId, build, stamp),
+  sealedLivePagesWriteStatement(projectId, build, stamp),
+]
+
 export interface SealedHistoryOptions {
   /** The service's own runner, for builds; requests plan with theirs. */
   runner: QueryRunner
@@ -74,7 +81,7 @@ export class SealedHistory {
         latest: sealedLatestStatement,
         read: readSealedLatest,
         crossing: sealedCrossingStatement,
-        ...(this.opts.liveSnapshots ? { snapshot: sealedLiveWriteStatement } : {}),
+        ...(this.opts.liveSnapshots ? { snapshot: liveSnapshot } : {}),
       },
       this.opts.insertsTtlMs,
     )
