@@ -10,12 +10,6 @@ import { clickhouseInstant } from './time-range.ts'
  */
 export const sealedPagesAnswer = (req: PageRequest): boolean => req.filters.length === 0
 
-/**
- * /pages from the sealed history. Whole UTC days before C come from the day rows, whole 8-day blocks
- * of them as blocks; C's own day and block hold only what came before C, so a window that reaches C
- * takes them whole. The rest of the window before C comes from the views and sessions, from C on
- * from the events (as the planner wrote them for their present state, when it did).
- */
 /** Writes what /pages adds after C for a build under a stamp (sql/queries/sealed_live_pages_write.sql). */
 export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBuild, stamp: number): Statement => ({
   name: 'sealed_live_pages_write',
@@ -23,6 +17,12 @@ export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBu
   params: { project: projectId, version: build.version, stamp, closed: clickhouseInstant(build.closedAt), held_out: build.pageHeld, held_from: clickhouseInstant(build.pageHeldFrom) },
 })
 
+/**
+ * /pages from the sealed history. Whole UTC days before C come from the day rows, whole 8-day blocks
+ * of them as blocks; C's own day and block hold only what came before C, so a window that reaches C
+ * takes them whole. The rest of the window before C comes from the views and sessions, from C on
+ * from the events (as the planner wrote them for their present state, when it did).
+ */
 export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Statement {
   const { start, end } = req.range
   const reachesC = end >= build.closedAt
