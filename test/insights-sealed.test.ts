@@ -247,6 +247,21 @@ describe('/metrics from the sealed history', () => {
   })
 })
 
+describe('/pages from the sealed history', () => {
+  // Every window but a filtered one is answered from it: whole days, zones' midnights and instants.
+  for (const c of cases(31, 16)) {
+    it(c.label, async () => {
+      const expected = model().pages(c.project, c.w, c.filters)
+      const query = { ...(c.query as object), limit: 1000 }
+      const res = await get(c.project, 'pages', query)
+      expect(res.sealedUntil).toBe(c.filters.length === 0 ? C : null)
+      expect(res.body).toEqual(expected)
+      const computed = await inline(c.project, 'pages', query)
+      expect(computed.body).toEqual(expected)
+    })
+  }
+})
+
 describe('when the data changes under a build', () => {
   const W30: Window = { start: Date.parse('2026-03-15T00:00:00Z'), end: Date.parse('2026-04-15T00:00:00Z'), timezone: 'UTC' }
   const check = async (sealed: boolean) => {
@@ -258,6 +273,10 @@ describe('when the data changes under a build', () => {
       expect(computed.headers.get('x-quarry-sealed-until') !== null, dimension).toBe(sealed)
       expect(computed.body, dimension).toEqual(res.body)
     }
+    const pages = await get(U, 'pages', { range: '30d', limit: 1000 })
+    expect(pages.sealedUntil !== null, 'pages').toBe(sealed)
+    expect(pages.body, 'pages').toEqual(model().pages(U, W30))
+    expect((await inline(U, 'pages', { range: '30d', limit: 1000 })).body, 'pages').toEqual(pages.body)
     const m = await get(U, 'metrics', { range: '30d' })
     expect(m.sealedUntil !== null).toBe(sealed)
     expect(m.body).toEqual(model().metrics(U, W30, 'day'))
@@ -366,5 +385,22 @@ describe('visitors are exact', () => {
     ).json<{ n: number }>()
     expect(res.body.metrics.unique_visitors).toBeGreaterThan(0)
     expect(res.body.metrics.unique_visitors).toBe(Number(row!.n))
+  })
+
+  it("equal uniqExact over the raw events for each page's viewers, in a window through C", async () => {
+    const res = await get(U, 'pages', { startDate: '2026-02-03T05:30:00Z', endDate: '2026-04-14T22:00:00Z', limit: 1000 })
+    expect(res.sealedUntil).toBe(C)
+    const rows = await (
+      await h.rt.engine.client.query({
+        query: `SELECT origin, path, uniqExact(profile_id) AS n FROM events
+          WHERE project_id = {p:String} AND name = 'screen_view' AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+          GROUP BY origin, path`,
+        query_params: { p: U, from: '2026-02-03 05:30:00.000', to: '2026-04-14 22:00:00.001' },
+        format: 'JSONEachRow',
+      })
+    ).json<{ origin: string; path: string; n: number }>()
+    const exact = new Map(rows.map((r) => [`${r.origin} ${r.path}`, Number(r.n)]))
+    expect(res.body.length).toBe(exact.size)
+    for (const page of res.body as { origin: string; path: string; visitors: number }[]) expect(page.visitors, page.path).toBe(exact.get(`${page.origin} ${page.path}`))
   })
 })

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon'
 import type { Logger } from 'pino'
-import type { QueryRunner } from '../../clickhouse/run.ts'
+import type { QueryRunner, Statement } from '../../clickhouse/run.ts'
 import { DIMENSIONS } from '../../query/dimensions.ts'
 import { eventInsertsStatement } from '../../query/event-inserts.ts'
 import { attributeFragments, SEALED_FORMAT } from '../../query/sealed.ts'
@@ -66,12 +66,14 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     const [row] = await runner.rows<{ closed_inserts: number }>(eventInsertsStatement(projectId, o.closedAt, since), read)
     return row!.closed_inserts
   }
-  // Each step's time at debug level: where a build's minutes go, on the data it ran on.
-  const step = async (name: string, fragments: Record<string, string> = {}, extra: Record<string, unknown> = {}) => {
+  // Each statement's time at debug level: where a build's minutes go, on the data it ran on.
+  const command = async (stmt: Statement, detail: Record<string, unknown> = {}) => {
     const t = performance.now()
-    await runner.command({ name, sql: `${renderSql(name, { ...attributeFragments, ...fragments })}\nSETTINGS max_execution_time = ${o.timeoutS}`, params: { ...params, ...extra } })
-    logger.debug({ project: projectId, step: name, ...extra, ms: Math.round(performance.now() - t) }, 'sealed build step')
+    await runner.command(stmt)
+    logger.debug({ project: projectId, step: stmt.name, ...detail, ms: Math.round(performance.now() - t) }, 'sealed build step')
   }
+  const step = (name: string, fragments: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
+    command({ name, sql: `${renderSql(name, { ...attributeFragments, ...fragments })}\nSETTINGS max_execution_time = ${o.timeoutS}`, params: { ...params, ...extra } }, extra)
   const drop = (v: number) => dropBuild(runner, projectId, v)
   const before = await countInserts()
   try {
@@ -100,10 +102,10 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     return undefined
   }
   for (const table of COMPACTED_TABLES) {
-    await runner.command({ name: 'versioned_compact', sql: renderSql('versioned_compact', { table }), params: { project: projectId, version } })
+    await command({ name: 'versioned_compact', sql: renderSql('versioned_compact', { table }), params: { project: projectId, version } }, { table })
   }
   const ms = Math.round(performance.now() - started)
-  await runner.command({
+  await command({
     name: 'sealed_register',
     sql: renderSql('sealed_register'),
     params: { ...params, format: SEALED_FORMAT, built: clickhouseInstant(built), since: clickhouseInstant(since), inserts: before, build_ms: ms },
