@@ -12,10 +12,10 @@
 import { DateTime } from 'luxon'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClientRow } from '../src/auth/clients.ts'
-import { buildEvents, eventId, PROJECTS } from './fixtures/insights-data.ts'
+import { eventMaker, PROJECTS } from './fixtures/insights-data.ts'
 import { SealedHistory } from '../src/services/sealed/index.ts'
 import { openInsights, requestAs, type Harness, type Reply } from './fixtures/insights-harness.ts'
-import { bucketStarts, ms, toRow, type EventRow, type Interval } from './fixtures/insights-model.ts'
+import { bucketStarts, ms, type EventRow, type Interval } from './fixtures/insights-model.ts'
 import { testApp } from './helpers/runtime.ts'
 import { seededRandom } from './helpers/random.ts'
 
@@ -26,12 +26,7 @@ const C = Date.parse('2026-04-14T21:00:00Z')
 let h: Harness
 let plain: (url: string) => Promise<Reply>
 let events: EventRow[]
-let nextId = 800_000
-const TEMPLATE = buildEvents().find((e) => e.project_id === U)!
-
-function extra(session: string, profile: string, at: string, fields: Partial<EventRow> = {}): EventRow {
-  return { ...TEMPLATE, id: eventId(++nextId), name: 'screen_view', session_id: session, profile_id: profile, device_id: profile, created_at: toRow(Date.parse(at)), ...fields }
-}
+const extra = eventMaker(800_000)
 
 const SEAMS: EventRow[] = [
   extra('cx-id', 'cx-anon', '2026-04-10T08:00:00Z'),

@@ -12,11 +12,11 @@
  * origin and path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildEvents, eventId, PROJECTS } from './fixtures/insights-data.ts'
+import { eventMaker, PROJECTS } from './fixtures/insights-data.ts'
 import { createClientRow } from '../src/auth/clients.ts'
 import { SealedHistory } from '../src/services/sealed/index.ts'
 import { openInsights, queryString, requestAs, type Harness, type Query, type Reply } from './fixtures/insights-harness.ts'
-import { Dataset, ms, toRow, windowOf, type EventRow, type Window } from './fixtures/insights-model.ts'
+import { Dataset, ms, windowOf, type EventRow, type Window } from './fixtures/insights-model.ts'
 import { testApp } from './helpers/runtime.ts'
 
 const U = PROJECTS.utc.id
@@ -29,26 +29,8 @@ let h: Harness
 /** The same data through an app whose sealed history computes what comes after C in each statement instead of writing it once per state. */
 let inline: (project: string, query: Query) => Promise<Reply>
 let events: EventRow[]
-// Past the fixture's own numbers, so ids stay unique.
-let nextId = 500_000
-const TEMPLATE = buildEvents().find((e) => e.project_id === U)!
-
 /** A view (unless `fields` say otherwise) of project U, on the attributes of the fixture's first event there. */
-function extra(session: string, profile: string, at: string, fields: Partial<EventRow> = {}): EventRow {
-  return {
-    ...TEMPLATE,
-    id: eventId(++nextId),
-    name: 'screen_view',
-    session_id: session,
-    profile_id: profile,
-    device_id: profile,
-    created_at: toRow(Date.parse(at)),
-    origin: 'https://example.com',
-    path: '/rx/a',
-    properties: { __title: 'Rollup A' },
-    ...fields,
-  }
-}
+const extra = eventMaker(500_000, { origin: 'https://example.com', path: '/rx/a', properties: { __title: 'Rollup A' } })
 
 const SEAMS: EventRow[] = [
   // Spans C, its last event before C a view: held out, whole.

@@ -10,12 +10,12 @@
  */
 import { DateTime } from 'luxon'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildEvents, eventId, PROJECTS } from './fixtures/insights-data.ts'
+import { eventId, eventMaker, PROJECTS } from './fixtures/insights-data.ts'
 import { createClientRow } from '../src/auth/clients.ts'
 import { SealedHistory } from '../src/services/sealed/index.ts'
 import { openInsights, queryString, requestAs, type Harness, type Query, type Reply } from './fixtures/insights-harness.ts'
 import { testApp } from './helpers/runtime.ts'
-import { Dataset, DIMENSION_NAMES, ms, toRow, type EventRow, type Filter, type Interval, type Window } from './fixtures/insights-model.ts'
+import { Dataset, DIMENSION_NAMES, ms, type EventRow, type Filter, type Interval, type Window } from './fixtures/insights-model.ts'
 import { seededRandom } from './helpers/random.ts'
 
 const U = PROJECTS.utc.id
@@ -27,22 +27,8 @@ let h: Harness
 /** The same app over a sealed history whose requests compute the live sessions themselves. */
 let inline: (project: string, route: string, query: Query) => Promise<Reply>
 let events: EventRow[]
-let nextId = 700_000
-const TEMPLATE = buildEvents().find((e) => e.project_id === U)!
-
-function extra(session: string, profile: string, at: string, fields: Partial<EventRow> = {}): EventRow {
-  return {
-    ...TEMPLATE,
-    id: eventId(++nextId),
-    name: 'screen_view',
-    session_id: session,
-    profile_id: profile,
-    device_id: profile,
-    created_at: toRow(Date.parse(at)),
-    path: '/sx/a',
-    ...fields,
-  }
-}
+let importedId = 750_000
+const extra = eventMaker(700_000, { path: '/sx/a' })
 
 const SEAMS: EventRow[] = [
   // Spans C: sealed as a held part, completed by every request.
@@ -305,7 +291,7 @@ describe('when the data changes under a build', () => {
     // A session imported again under another id, as an import of an older export would.
     const again = events.filter((e) => e.project_id === U && e.session_id === 'sx-cross' && ms(e) < C)
     expect(again.length).toBeGreaterThan(1)
-    await insert(again.map((e) => ({ ...e, id: eventId(++nextId), session_id: 'sx-cross-imported' })))
+    await insert(again.map((e) => ({ ...e, id: eventId(++importedId), session_id: 'sx-cross-imported' })))
     await check(false)
     await seal()
     await check(true)

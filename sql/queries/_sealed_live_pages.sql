@@ -1,7 +1,7 @@
 -- What /pages adds after C for a build (see sealed_live_pages): the events from C on and the
 -- held-out sessions whole, read as insights_pages reads them. Their sessions are none of the
 -- build's; their visitors are looked up by number (the empty profile, unnumbered, is 0 as in the
--- build). Events at equal times follow each other in id order.
+-- build).
 recent_events AS MATERIALIZED (
   SELECT created_at, id, is_view, origin, path, title, session_key, profile_key
   FROM session_timeline
@@ -19,9 +19,7 @@ live_pages AS (
     dateDiff('millisecond', v.created_at, v.next_at) AS duration_ms, toUInt64(0) AS views
   FROM (
     SELECT created_at, is_view, origin, path, title, session_key, profile_key,
-      leadInFrame(toNullable(created_at)) OVER (
-        PARTITION BY session_key ORDER BY created_at, id ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING
-      ) AS next_at
+      {{> next_event_at}}
     FROM recent_events
   ) AS v
   LEFT JOIN (

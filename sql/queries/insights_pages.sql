@@ -19,9 +19,7 @@ WITH
       sumIf(dateDiff('millisecond', created_at, next_at), next_at IS NOT NULL) / nullIf(countIf(next_at IS NOT NULL), 0) / 1000 AS seconds
     FROM (
       SELECT id, created_at, is_view, origin, path, title, session_key, profile_key,
-        leadInFrame(toNullable(created_at)) OVER (
-          PARTITION BY session_key ORDER BY created_at, id ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING
-        ) AS next_at
+        {{> next_event_at}}
       FROM session_timeline
       WHERE project_id = {project:String} AND created_at >= {from:DateTime64(3, 'UTC')}
     )

@@ -1,5 +1,5 @@
--- The views of a build, as insights_pages counts them: time on page to the session's next event
--- (events at equal times follow each other in id order). The sessions held out are left to the
+-- The views of a build, as insights_pages counts them: time on page to the session's next event.
+-- The sessions held out are left to the
 -- request, so the next event of every view here is before C, or none. Sessions are numbered in the
 -- order of their first view, visitors by sealed_visitors, which numbered every profile before C
 -- but perhaps the empty one (0 here, and for requests).
@@ -9,9 +9,7 @@ FROM (
   SELECT created_at, origin, path, title, session_key, profile_key, dateDiff('millisecond', created_at, next_at) AS duration_ms
   FROM (
     SELECT created_at, is_view, origin, path, title, session_key, profile_key,
-      leadInFrame(toNullable(created_at)) OVER (
-        PARTITION BY session_key ORDER BY created_at, id ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING
-      ) AS next_at
+      {{> next_event_at}}
     FROM session_timeline
     WHERE {{> sealed_page_events}}
   )
