@@ -1,5 +1,7 @@
--- The sessions whose every event came before C, as the sessions table has them, with their
--- visitor's number.
+-- A build's sessions, with their visitor's number: those whose every event came before C, as the
+-- sessions table has them; then those that had events on both sides of C when the build read, as
+-- their events before C make them, marked `held` (requests add their events from C on). One
+-- statement, so that the table takes one part and needs no compaction.
 INSERT INTO sealed_sessions (project_id, version, created_at, ended_at, id, session_key, profile_key, vno, held,
   screen_view_count, event_count, revenue, entry_at, entry_origin, entry_path, exit_at, exit_origin, exit_path, {{attribute_names}})
 SELECT {project:String}, {version:UInt64}, s.created_at, s.ended_at, s.id, reinterpretAsUInt128(sipHash128(s.id)), s.profile_key,
@@ -10,6 +12,30 @@ FROM (
     entry, entry_origin, entry_path, exit, exit_origin, exit_path, {{attribute_names}}
   FROM sessions FINAL
   WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')} AND ended_at < {closed:DateTime64(3, 'UTC')}
+) AS s
+INNER JOIN (
+  SELECT profile_key, min(vno) AS vno FROM sealed_visitors WHERE project_id = {project:String} GROUP BY profile_key
+) AS v USING (profile_key)
+UNION ALL
+SELECT {project:String}, {version:UInt64}, s.created_at, s.ended_at, s.id, s.session_key, s.profile_key,
+  v.vno, true, s.screen_view_count, s.event_count, s.revenue,
+  tupleElement(s.entry, 1), tupleElement(s.entry, 2), tupleElement(s.entry, 3),
+  tupleElement(s.exit, 1), tupleElement(s.exit, 2), tupleElement(s.exit, 3), {{attribute_names}}
+FROM (
+  SELECT {{> session_of_events}}
+  FROM (
+    SELECT *, created_at AS t FROM events
+    WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')}
+      AND created_at >= (
+        SELECT min(created_at) FROM sessions FINAL
+        WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')} AND ended_at >= {closed:DateTime64(3, 'UTC')}
+      )
+      AND session_id IN (
+        SELECT id FROM sessions FINAL
+        WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')} AND ended_at >= {closed:DateTime64(3, 'UTC')}
+      )
+  )
+  GROUP BY session_id
 ) AS s
 INNER JOIN (
   SELECT profile_key, min(vno) AS vno FROM sealed_visitors WHERE project_id = {project:String} GROUP BY profile_key

@@ -19,7 +19,13 @@ export interface SealOptions {
 /** Inserts are counted from this long before a build: older ones committed long before it read. */
 const INSERTS_MARGIN_HOURS = 24
 
-/** The tables a build writes once, each compacted to one part. */
+/**
+ * A step's insert as one part, so that a table one step writes needs no compaction: one thread, its
+ * rows squashed into one block up to this size (a larger table takes several parts, compacted).
+ */
+const ONE_PART = 'max_insert_threads = 1, min_insert_block_size_rows = 0, min_insert_block_size_bytes = 2147483648'
+
+/** The tables a build writes, each left as one part. */
 const COMPACTED_TABLES = [
   'sealed_sessions',
   'sealed_rollups',
@@ -73,14 +79,13 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     logger.debug({ project: projectId, step: stmt.name, ...detail, ms: Math.round(performance.now() - t) }, 'sealed build step')
   }
   const step = (name: string, fragments: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
-    command({ name, sql: `${renderSql(name, { ...attributeFragments, ...fragments })}\nSETTINGS max_execution_time = ${o.timeoutS}`, params: { ...params, ...extra } }, extra)
+    command({ name, sql: `${renderSql(name, { ...attributeFragments, ...fragments })}\nSETTINGS max_execution_time = ${o.timeoutS}, ${ONE_PART}`, params: { ...params, ...extra } }, extra)
   const drop = (v: number) => dropBuild(runner, projectId, v)
   const before = await countInserts()
   try {
     await step('sealed_build_visitors')
     await step('sealed_build_event_visitors')
     await step('sealed_build_sessions')
-    await step('sealed_build_held')
     for (const d of DIMENSIONS) {
       await step('sealed_build_rollup', { column: d.column, prefix: d.prefix ?? "''" }, { dimension: d.name })
     }
@@ -102,7 +107,9 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     return undefined
   }
   for (const table of COMPACTED_TABLES) {
-    await command({ name: 'versioned_compact', sql: renderSql('versioned_compact', { table }), params: { project: projectId, version } }, { table })
+    const build = { project: projectId, version }
+    const [{ parts } = { parts: 0 }] = await runner.rows<{ parts: number }>({ name: 'versioned_parts', sql: renderSql('versioned_parts', { table }), params: build }, read)
+    if (parts > 1) await command({ name: 'versioned_compact', sql: renderSql('versioned_compact', { table }), params: build }, { table })
   }
   const ms = Math.round(performance.now() - started)
   await command({
