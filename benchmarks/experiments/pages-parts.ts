@@ -13,7 +13,7 @@ const [dir, project, runsArg = '9'] = process.argv.slice(2)
 if (!dir || !project) throw new Error('usage: pages-parts.ts DATA_DIR PROJECT [RUNS]')
 const runs = Number(runsArg)
 const read = { timeoutS: 600 }
-const { rt, clock, computed: build } = await openSealedProject(dir, project, true)
+const { rt, clock, written: build } = await openSealedProject(dir, project, true)
 
 const today = clock.startOf('day')
 const windows = {
