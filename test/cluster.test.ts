@@ -104,6 +104,7 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
   sealed_profile_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_builds: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_live: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_live_profiles: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   page_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   groups: { engine: 'ReplicatedReplacingMergeTree', path: EVERYWHERE_PATH, extra: ['version', 'deleted'] },
 }

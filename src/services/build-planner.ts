@@ -22,7 +22,7 @@ export interface BuildKind<B extends VersionedBuild, Row> {
   /** One row with a column `crossing`: how many of the build's sessions events after C continue. */
   crossing(projectId: string, build: B): Statement
   /** Writes what requests add after C under a stamp, for them to read until the next insert. */
-  snapshot?(projectId: string, build: B, stamp: number): Statement
+  snapshot?(projectId: string, build: B, stamp: number): Statement | Statement[]
 }
 
 /** event_inserts keeps 30 days; an older build would count inserts it can no longer see. */
@@ -138,8 +138,9 @@ export class BuildPlanner<B extends VersionedBuild, Row> {
   private async writeSnapshot(projectId: string, build: B, inserts: number, run: RequestRun): Promise<number | undefined> {
     // Random, so that instances sharing a server do not write under each other's stamps.
     const stamp = randomInt(1, 2 ** 48)
-    const write = this.kind.snapshot!(projectId, build, stamp)
-    await run.runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${run.timeoutS}` })
+    for (const write of [this.kind.snapshot!(projectId, build, stamp)].flat()) {
+      await run.runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${run.timeoutS}` })
+    }
     const [count] = await run.runner.rows<{ inserts: number }>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), opts(run))
     const verified = this.verified.get(projectId)
     if (count!.inserts !== inserts || verified?.version !== build.version || verified.inserts !== inserts) return undefined

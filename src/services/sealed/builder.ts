@@ -19,7 +19,7 @@ export interface SealOptions {
 /** Inserts are counted from this long before a build: older ones committed long before it read. */
 const INSERTS_MARGIN_HOURS = 24
 
-const SEALED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_event_rollups', 'sealed_session_events', 'sealed_profile_rollups', 'sealed_live', 'sealed_builds'] as const
+const SEALED_TABLES = ['sealed_sessions', 'sealed_rollups', 'sealed_event_rollups', 'sealed_session_events', 'sealed_profile_rollups', 'sealed_live', 'sealed_live_profiles', 'sealed_builds'] as const
 /** The versions each sealed table holds before {keep}, for sealed_versions.sql. */
 const STORED_VERSIONS = SEALED_TABLES.map((table) => `SELECT version FROM ${table} WHERE project_id = {project:String} AND version < {keep:UInt64}`).join(
   '\n  UNION ALL\n  ',

@@ -12,6 +12,7 @@ import {
   type SealedBuild,
   type SealedLatestRow,
 } from '../../query/sealed.ts'
+import { sealedLiveProfilesWriteStatement } from '../../query/product/sealed-product.ts'
 import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, type RequestRun } from '../build-planner.ts'
 import { BuildScheduler } from '../build-scheduler.ts'
 import { sealProject } from './builder.ts'
@@ -40,7 +41,7 @@ export interface SealedHistoryOptions {
   buildTimeoutS?: number
   /** Least time between two builds that requests start for one project. */
   rebuildIntervalMs?: number
-  /** Write the live sessions once per state of the events after C for requests to read (default); or each request computes them. */
+  /** Write the live sessions and the profiles of the events after C once per state of those events for requests to read (default); or each request computes them. */
   liveSnapshots?: boolean
   /** How long an insert count read for a build answers the next requests (0: each request reads it). */
   insertsTtlMs?: number
@@ -74,7 +75,7 @@ export class SealedHistory {
         latest: sealedLatestStatement,
         read: readSealedLatest,
         crossing: sealedCrossingStatement,
-        ...(this.opts.liveSnapshots ? { snapshot: sealedLiveWriteStatement } : {}),
+        ...(this.opts.liveSnapshots ? { snapshot: (p: string, b: SealedBuild, s: number) => [sealedLiveWriteStatement(p, b, s), sealedLiveProfilesWriteStatement(p, b, s)] } : {}),
       },
       this.opts.insertsTtlMs,
     )
