@@ -5,9 +5,10 @@
  * order alone does not count). The earlier tree is a copy of src and sql at a commit, e.g.
  *   git archive REV src sql | tar -x -C /tmp/base-REV && ln -s "$PWD/node_modules" /tmp/base-REV/
  *   QUARRY_DATA_DIR=… npx tsx benchmarks/experiments/product-compare.ts --base /tmp/base-REV --project pl [--runs 9] [--only funnel]
- * The profiles after C are written under a stamp first where this tree writes them (as the planner
- * does once per state of the events after C), and the build carries it; the earlier tree's
- * statements take what they take of it.
+ * Each tree reads the newest build of its own SEALED_FORMAT (a tree that changed the format reads
+ * a build made by it, e.g. by product-latency.ts), and where a tree writes the profiles after C
+ * (sealed_live_profiles) they are written under a stamp first, as the planner does once per state
+ * of the events after C, and its build carries the stamp.
  */
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
@@ -20,7 +21,8 @@ import * as retention from '../../src/query/product/retention.ts'
 import * as product from '../../src/query/product/sealed-product.ts'
 import * as units from '../../src/query/product/sealed-units.ts'
 import * as window from '../../src/query/product/window.ts'
-import { readSealedLatest, sealedLatestStatement, type SealedBuild, type SealedLatestRow } from '../../src/query/sealed.ts'
+import * as sealed from '../../src/query/sealed.ts'
+import type { SealedBuild, SealedLatestRow } from '../../src/query/sealed.ts'
 import { openRuntime } from '../../src/runtime.ts'
 import { round } from '../lib/stats.ts'
 
@@ -34,25 +36,32 @@ interface Tree {
   activeUsers: typeof activeUsers
   product: typeof product
   units: typeof units
+  sealed: typeof sealed
 }
 const load = async (dir: string): Promise<Tree> => ({
   activeUsers: await import(`${dir}/src/query/product/active-users.ts`),
   product: await import(`${dir}/src/query/product/sealed-product.ts`),
   units: await import(`${dir}/src/query/product/sealed-units.ts`),
+  sealed: await import(`${dir}/src/query/sealed.ts`),
 })
-const trees = { base: await load(values.base), this: { activeUsers, product, units } as Tree }
+const trees = { base: await load(values.base), this: { activeUsers, product, units, sealed } as Tree }
 
 const rt = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_SEALED: false, QUARRY_PAGE_ROLLUPS: false }, createLogger('warn'))
 const [last] = await rt.runner.rows<{ last: string }>({ name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } }, { timeoutS: 600 })
 const now = DateTime.fromSQL(last!.last, { zone: 'UTC' }).plus({ minutes: 30 }).toJSDate()
-const [row] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(project), { timeoutS: 60 })
-let build: SealedBuild = readSealedLatest(row)!.build
-if ('sealedLiveProfilesWriteStatement' in product) {
-  const stamp = Date.now()
-  const started = performance.now()
-  await rt.runner.command(product.sealedLiveProfilesWriteStatement(project, build, stamp))
-  console.log(`sealed_live_profiles_write: ${round(performance.now() - started, 0)} ms, load ${loadavg()[0]!.toFixed(2)}`)
-  build = { ...build, liveStamp: stamp }
+/** Each tree's newest build of its own format (a tree that changed the format reads the build made for it). */
+const builds = new Map<Tree, SealedBuild>()
+for (const tree of Object.values(trees)) {
+  const [row] = await rt.runner.rows<SealedLatestRow>(tree.sealed.sealedLatestStatement(project), { timeoutS: 60 })
+  let build = tree.sealed.readSealedLatest(row)!.build
+  if ('sealedLiveProfilesWriteStatement' in tree.product) {
+    const stamp = Date.now()
+    const started = performance.now()
+    await rt.runner.command(tree.product.sealedLiveProfilesWriteStatement(project, build, stamp))
+    console.log(`sealed_live_profiles_write: ${round(performance.now() - started, 0)} ms, load ${loadavg()[0]!.toFixed(2)}`)
+    build = { ...build, liveStamp: stamp }
+  }
+  builds.set(tree, build)
 }
 
 const range = window.productRange({ range: '30d' }, 'UTC', now, '30d')
@@ -62,20 +71,20 @@ const FUNNEL3 = ['screen_view', 'add_to_cart', 'checkout']
 const FUNNEL5 = ['screen_view', 'search', 'add_to_cart', 'checkout', 'revenue']
 const cohortRange = retention.defaultCohortRange(now, 'UTC')
 const allCells: { name: string; statement: (t: Tree) => Statement }[] = [
-  { name: 'funnel 3 steps, session, 30d', statement: (t) => t.units.sealedFunnel({ ...unit, steps: FUNNEL3, windowHours: 24 })!(build) },
-  { name: 'funnel 5 steps, session, 30d', statement: (t) => t.units.sealedFunnel({ ...unit, steps: FUNNEL5, windowHours: 24 })!(build) },
+  { name: 'funnel 3 steps, session, 30d', statement: (t) => t.units.sealedFunnel({ ...unit, steps: FUNNEL3, windowHours: 24 })!(builds.get(t)!) },
+  { name: 'funnel 5 steps, session, 30d', statement: (t) => t.units.sealedFunnel({ ...unit, steps: FUNNEL5, windowHours: 24 })!(builds.get(t)!) },
   {
     name: 'user_flow 5 steps, 30d',
-    statement: (t) => t.units.sealedFlow({ ...unit, startEvent: 'screen_view', mode: 'after', steps: 5, include: [], exclude: [] })!(build),
+    statement: (t) => t.units.sealedFlow({ ...unit, startEvent: 'screen_view', mode: 'after', steps: 5, include: [], exclude: [] })!(builds.get(t)!),
   },
-  { name: 'active_users?days=30', statement: (t) => t.activeUsers.sealedActiveUsers({ projectId: project, range: whole, days: 30, allTime: true })!(build) },
-  { name: 'active_users?days=30, 30d window', statement: (t) => t.activeUsers.sealedActiveUsers({ projectId: project, range, days: 30, allTime: false })!(build) },
-  { name: 'retention', statement: (t) => t.product.sealedRetention({ projectId: project, range: whole, filters: [] })!(build) },
+  { name: 'active_users?days=30', statement: (t) => t.activeUsers.sealedActiveUsers({ projectId: project, range: whole, days: 30, allTime: true })!(builds.get(t)!) },
+  { name: 'active_users?days=30, 30d window', statement: (t) => t.activeUsers.sealedActiveUsers({ projectId: project, range, days: 30, allTime: false })!(builds.get(t)!) },
+  { name: 'retention', statement: (t) => t.product.sealedRetention({ projectId: project, range: whole, filters: [] })!(builds.get(t)!) },
   {
     name: 'retention/cohort',
-    statement: (t) => t.product.sealedCohort({ projectId: project, range: cohortRange, filters: [] }, retention.cohortColumns(cohortRange), now)!(build),
+    statement: (t) => t.product.sealedCohort({ projectId: project, range: cohortRange, filters: [] }, retention.cohortColumns(cohortRange), now)!(builds.get(t)!),
   },
-  { name: 'engagement', statement: (t) => t.product.sealedEngagement(project, 'UTC', now)!(build) },
+  { name: 'engagement', statement: (t) => t.product.sealedEngagement(project, 'UTC', now)!(builds.get(t)!) },
 ]
 const cells = allCells.filter((c) => values.only === undefined || values.only.split(',').some((part) => c.name.includes(part)))
 
