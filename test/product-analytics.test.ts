@@ -31,6 +31,10 @@ type Client = ReturnType<typeof createClient<paths>>
 let plain: Client
 let sealed: Client
 let raw: (path: string) => Promise<Response>
+/** The root client's headers, and an app's answer to a path under them. */
+let rootHeaders: Record<string, string>
+const request = (app: ReturnType<typeof testApp>, path: string) => app.request(`http://quarry.test${path}`, { headers: rootHeaders })
+let sealedApp: ReturnType<typeof testApp>
 
 /** Local midnights the windows below start and end on: sessions are placed across them. */
 const day = (date: string, tz: string) => DateTime.fromISO(date, { zone: tz }).toMillis()
@@ -55,6 +59,7 @@ beforeAll(async () => {
   }
   const root = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'org-pa', name: 'root-pa' })
   const headers = { 'openpanel-client-id': root.id, 'openpanel-client-secret': root.secret }
+  rootHeaders = headers
   const history = sealedHistory()
   // Kolkata's half-hour offset splits UTC hours: its requests read the events without asking for a build.
   for (const p of [PROJECTS.utc, PROJECTS.sto]) await history.build(p.id)
@@ -62,14 +67,15 @@ beforeAll(async () => {
   const client = (app: ReturnType<typeof testApp>) =>
     createClient<paths>({ baseUrl: 'http://quarry.test', fetch: async (req) => app.fetch(req), headers, querySerializer: jsonQuery })
   plain = client(apps.plain)
+  sealedApp = apps.sealed
   sealed = client(apps.sealed)
   raw = async (path) => apps.plain.request(`http://quarry.test${path}`, { headers })
 })
 
 /** Every history this file makes: requests schedule builds, which must end before the engine closes. */
 const histories: SealedHistory[] = []
-function sealedHistory(): SealedHistory {
-  const history = new SealedHistory({ runner: rt.runner, logger: rt.logger, now: () => NOW, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 0 })
+function sealedHistory(opts: { liveSnapshots?: boolean } = {}): SealedHistory {
+  const history = new SealedHistory({ runner: rt.runner, logger: rt.logger, now: () => NOW, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 0, ...opts })
   histories.push(history)
   return history
 }
@@ -381,6 +387,34 @@ describe('retention, cohorts, active users and engagement from the profile rollu
     const series = activeUsers(events.get(PROJECTS.sto.id)!, 'Europe/London', 7, SPRING.startDate, SPRING.endDate, win('Europe/London', SPRING).to)
     expect(new Set(series.map((s) => s.users)).size).toBeGreaterThan(5)
     expect(events.get(PROJECTS.sto.id)!.some((e) => e.profile_id === `${PROJECTS.sto.id}-ulate`)).toBe(true)
+  })
+
+  it('the profiles after C from their snapshot equal the model and the events after C, for windows ending in the hour after C too', async () => {
+    // A history that computes the profiles after C per request; `sealed` reads them as the planner wrote them.
+    const apps = { snapshot: sealedApp, computed: testApp(rt, { now: () => NOW, sealed: sealedHistory({ liveSnapshots: false }) }) }
+    const get = async (history: keyof typeof apps, path: string) => {
+      const res = await request(apps[history], path)
+      const { sql } = (await (await request(apps[history], `${path}&explain=sql`)).json()) as { sql: string[] }
+      expect(sql.join('\n').includes('FROM sealed_live_profiles'), `${history} ${path}`).toBe(history === 'snapshot')
+      expectSealed(res, true)
+      return res.json()
+    }
+    for (const p of [PROJECTS.utc, PROJECTS.sto]) {
+      const rows = events.get(p.id)!
+      // 11:10 is before every event after C (11:20 on), 11:30 between them; endDate times are inclusive to the ms.
+      for (const end of ['2026-04-15T11:10:00', '2026-04-15T11:30:00', undefined]) {
+        const to = end === undefined ? win('UTC', SPRING).to : Date.parse(`${end}Z`) + 1
+        const query = `timezone=UTC&days=7&startDate=${SPRING.startDate}&endDate=${end ?? SPRING.endDate}`
+        const expected = activeUsers(rows, 'UTC', 7, SPRING.startDate, SPRING.endDate, to)
+        for (const history of ['snapshot', 'computed'] as const) {
+          expect(((await get(history, `/insights/${p.id}/active_users?${query}`)) as { series: unknown }).series, `${p.id} ${end} ${history}`).toEqual(expected)
+        }
+      }
+      for (const history of ['snapshot', 'computed'] as const) {
+        expect(await get(history, `/insights/${p.id}/retention?timezone=UTC`)).toEqual(retention(rows, { from: 0, to: Infinity, tz: 'UTC' }))
+        expect(await get(history, `/insights/${p.id}/engagement?timezone=UTC`)).toEqual(engagement(rows, 'UTC', NOW.getTime()))
+      }
+    }
   })
 
   it('a late event before C: the build no longer holds, and the routes answer it from the events', async () => {

@@ -48,11 +48,15 @@ export function activeUsersStatement(req: ActiveUsersRequest): Statement {
 /** Active users from the sealed history, where its hours fall in whole local days of the request. */
 export function sealedActiveUsers(req: ActiveUsersRequest): FromBuild {
   const { values, fill, earliest } = placeholders(req)
-  const days = profileDays(req.projectId, req.range.timezone, earliest, req.range.end, false)
+  const days = profileDays(req.projectId, req.range.timezone, earliest, req.range.end, DAYS, false)
   if (!days) return undefined
   return (build) => {
-    const params = { ...values, ...days(build), earliest_day: earliest.toISODate(), lag: req.days - 1 }
-    return { name: 'insights_active_users_sealed', sql: renderSql('insights_active_users_sealed', { ...DAYS, fill }), params }
+    const { params, fragments } = days(build)
+    return {
+      name: 'insights_active_users_sealed',
+      sql: renderSql('insights_active_users_sealed', { ...fragments, fill }),
+      params: { ...values, ...params, earliest_day: earliest.toISODate(), lag: req.days - 1 },
+    }
   }
 }
 

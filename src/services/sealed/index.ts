@@ -13,6 +13,7 @@ import {
   type SealedLatestRow,
 } from '../../query/sealed.ts'
 import { sealedLivePagesWriteStatement } from '../../query/sealed-pages.ts'
+import { sealedLiveProfilesWriteStatement } from '../../query/product/sealed-product.ts'
 import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, type RequestRun } from '../build-planner.ts'
 import { BuildScheduler } from '../build-scheduler.ts'
 import { sealProject } from './builder.ts'
@@ -29,10 +30,11 @@ import { sealProject } from './builder.ts'
  * in the background when a request finds the history missing, changed or behind, at most once per
  * `rebuildIntervalMs` per project. A request that only explains itself never starts one.
  */
-/** What a snapshot of the events after C writes: the live sessions, and what /pages adds. */
+/** What a snapshot of the events after C writes: the live sessions, what /pages adds, and the numbered profiles the product routes add. */
 const liveSnapshot = (projectId: string, build: SealedBuild, stamp: number) => [
   sealedLiveWriteStatement(projectId, build, stamp),
   sealedLivePagesWriteStatement(projectId, build, stamp),
+  sealedLiveProfilesWriteStatement(projectId, build, stamp),
 ]
 
 export interface SealedHistoryOptions {
@@ -47,7 +49,7 @@ export interface SealedHistoryOptions {
   buildTimeoutS?: number
   /** Least time between two builds that requests start for one project. */
   rebuildIntervalMs?: number
-  /** Write the live sessions once per state of the events after C for requests to read (default); or each request computes them. */
+  /** Write the live sessions and the profiles of the events after C once per state of those events for requests to read (default); or each request computes them. */
   liveSnapshots?: boolean
   /** How long an insert count read for a build answers the next requests (0: each request reads it). */
   insertsTtlMs?: number
