@@ -101,7 +101,7 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
   sealed_session_events: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_profile_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_page_views: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
-  sealed_page_periods: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_page_days: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_page_keys: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_builds: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_live: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },

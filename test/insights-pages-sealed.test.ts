@@ -161,7 +161,7 @@ describe('answers from the sealed history', () => {
     expect(sql.length).toBeGreaterThanOrEqual(2)
     expect(sql.slice(0, -1).some((s) => s.includes('FROM event_inserts'))).toBe(true)
     const answer = sql.at(-1)!
-    expect(answer).toContain('sealed_page_periods')
+    expect(answer).toContain('sealed_page_days')
     // rx-cross and rx-cross2 span C: the held-out sessions are among the parameters shown.
     expect(res.body.params.held_out.length).toBeGreaterThanOrEqual(2)
     const result = await h.rt.engine.client.exec({ query: answer, query_params: res.body.params })
@@ -242,7 +242,7 @@ describe('when the data changes under the build', () => {
         name: 'versions',
         sql: `SELECT
           (SELECT uniqExact(version) FROM sealed_page_views WHERE project_id = {p:String}) AS views,
-          (SELECT uniqExact(version) FROM sealed_page_periods WHERE project_id = {p:String}) AS days,
+          (SELECT uniqExact(version) FROM sealed_page_days WHERE project_id = {p:String}) AS days,
           (SELECT uniqExact(version) FROM sealed_page_keys WHERE project_id = {p:String}) AS keys,
           (SELECT uniqExact(version) FROM sealed_builds WHERE project_id = {p:String}) AS registered`,
         params: { p: U },

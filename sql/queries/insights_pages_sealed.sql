@@ -1,8 +1,8 @@
 -- /insights/{projectId}/pages from the sealed history (sql/schema/023_sealed_pages.sql): the same
--- rows as insights_pages, for any window. Before C, whole 8-day blocks, UTC days and UTC hours come
--- from their rows, each the longest that fits, and the rest of an hour at each end of the window
--- (`edges`: an ISO instant, and the end of a window that ends before C) from the views and
--- sessions themselves; a page's sessions and visitors are unions of their sets of numbers. `live_pages` is what the build leaves out (the events from C on,
+-- rows as insights_pages, for any window. Before C, whole UTC days come from the day rows (whole
+-- 8-day blocks of them as blocks) and the rest of the window (`edges`: up to a zone's midnight or
+-- an ISO instant, and up to the window's end when it ends before C) from the views and sessions
+-- themselves; a page's sessions and visitors are unions of their sets of numbers. `live_pages` is what the build leaves out (the events from C on,
 -- and the held-out sessions whole), as written for the state of the events after C, or computed
 -- (_sealed_live_pages.sql); its visitors without a number (first seen after C) are counted apart.
 -- This holds while no insert reached before C and no event after C tied a session of the
@@ -15,13 +15,11 @@ WITH
   parts AS (
     SELECT origin, path, views, duration_ms, durations, titles, sessions, visitors,
       toUInt64(0) AS new_sessions, toUInt64(0) AS new_visitors, entries, bounces
-    FROM sealed_page_periods
+    FROM sealed_page_days
     WHERE project_id = {project:String} AND version = {version:UInt64}
-      AND ((hours = 192 AND period >= {blocks_from:DateTime64(3, 'UTC')} AND period < {blocks_to:DateTime64(3, 'UTC')})
-        OR (hours = 24 AND ((period >= {days_from:DateTime64(3, 'UTC')} AND period < {blocks_from:DateTime64(3, 'UTC')})
-          OR (period >= {blocks_to:DateTime64(3, 'UTC')} AND period < {days_to:DateTime64(3, 'UTC')})))
-        OR (hours = 1 AND ((period >= {hours_from:DateTime64(3, 'UTC')} AND period < {days_from:DateTime64(3, 'UTC')})
-          OR (period >= {days_to:DateTime64(3, 'UTC')} AND period < {hours_to:DateTime64(3, 'UTC')}))))
+      AND ((days = 8 AND day >= toDate({blocks_from:DateTime64(3, 'UTC')}) AND day < toDate({blocks_to:DateTime64(3, 'UTC')}))
+        OR (days = 1 AND ((day >= toDate({days_from:DateTime64(3, 'UTC')}) AND day < toDate({blocks_from:DateTime64(3, 'UTC')}))
+          OR (day >= toDate({blocks_to:DateTime64(3, 'UTC')}) AND day < toDate({days_to:DateTime64(3, 'UTC')})))))
     UNION ALL
     SELECT origin, path, count(), sum(ifNull(duration_ms, 0)), countIf(duration_ms IS NOT NULL), sumMapIf(map(title, toUInt64(1)), title != ''),
       groupBitmapState(sno), groupBitmapState(vno), 0, 0, 0, 0

@@ -1,7 +1,9 @@
--- A build's day rows of pages, merged from its hours (views and entries).
-INSERT INTO sealed_page_periods (project_id, version, hours, period, origin, path, views, duration_ms, durations, titles, sessions, visitors, entries, bounces)
-SELECT {project:String}, {version:UInt64}, 24, toStartOfDay(period) AS day, origin, path,
-  sum(views), sum(duration_ms), sum(durations), sumMap(titles), groupBitmapMergeState(sessions), groupBitmapMergeState(visitors), sum(entries), sum(bounces)
-FROM sealed_page_periods
-WHERE project_id = {project:String} AND version = {version:UInt64} AND hours = 1
+-- A build's day rows of pages from its views: sums, titles and the sets of session and visitor
+-- numbers by UTC day and page.
+INSERT INTO sealed_page_days (project_id, version, days, day, origin, path, views, duration_ms, durations, titles, sessions, visitors)
+SELECT {project:String}, {version:UInt64}, 1, toDate(created_at) AS day, origin, path,
+  count(), sum(ifNull(duration_ms, 0)), countIf(duration_ms IS NOT NULL), sumMapIf(map(title, toUInt64(1)), title != ''),
+  groupBitmapState(sno), groupBitmapState(vno)
+FROM sealed_page_views
+WHERE project_id = {project:String} AND version = {version:UInt64}
 GROUP BY day, origin, path

@@ -2,8 +2,8 @@
 -- mechanism beside the sealed tier, with their own build, C and planner, and answered only windows
 -- that start at a midnight of the project's own zone and reach the present. Here a build's views
 -- carry dense numbers (of their session, per build, and of their visitor, sealed_visitors), so a
--- page's sessions and visitors over any span are unions of roaring bitmaps: whole UTC hours, days
--- and 8-day blocks from their rows, the rest of an hour at a window's ends from the views themselves.
+-- page's sessions and visitors over any span are unions of roaring bitmaps: whole UTC days from the
+-- day rows, the rest of the window (a zone's midnight, an ISO instant) from the views themselves.
 --
 -- Every table carries the build's `version` and keeps each build of a project in a partition of its
 -- own, like the rest of the sealed history (sql/schema/012_sealed.sql).
@@ -27,20 +27,18 @@ ENGINE = MergeTree
 PARTITION BY (project_id, version)
 ORDER BY created_at;
 
--- Per UTC hour and page, what its views and the sessions that started in that hour make of it:
--- sums that add up over periods, titles counted, the sets of session and visitor numbers, and the
--- sessions entering on the page and how many of them bounced; the same again by UTC day (`hours`
--- 24) and by blocks of 8 days aligned on the epoch's days (192), as sealed_rollups has them.
--- Visitors come back, so a day's visitor numbers spread over the whole history and merging them is
--- most of a request's work (5M-event project, 30d: 82 of 100 ms for the bitmaps of 200 pages over
--- 30 days): a window takes the longest periods it can, hours at its edges (a zone's midnight, an
--- ISO instant's hour), and the views themselves only for the part of an hour at each end. C's own
--- day and block hold what came before C.
-CREATE TABLE IF NOT EXISTS sealed_page_periods (
+-- Per UTC day and page, what its views and the sessions that started that day make of it: sums
+-- that add up over days, titles counted, the sets of session and visitor numbers, and the sessions
+-- entering on the page and how many of them bounced; and the same again by blocks of 8 days aligned
+-- on the epoch's days (`days` 8, `day` their first), as sealed_rollups has them: visitors come back,
+-- so a day's visitor numbers spread over the whole history and merging them is most of a request's
+-- work (5M-event project, 30d: 82 of 100 ms for the bitmaps of 200 pages over 30 days). C's own day
+-- and block hold what came before C.
+CREATE TABLE IF NOT EXISTS sealed_page_days (
   project_id LowCardinality(String),
   version UInt64,
-  hours UInt8,
-  period DateTime('UTC'),
+  days UInt8,
+  day Date,
   origin LowCardinality(String),
   path String CODEC(ZSTD(1)),
   views UInt64,
@@ -54,7 +52,7 @@ CREATE TABLE IF NOT EXISTS sealed_page_periods (
 )
 ENGINE = MergeTree
 PARTITION BY (project_id, version)
-ORDER BY (hours, period, origin, path)
+ORDER BY (days, day, origin, path)
 -- Every bitmap of a granule a request touches is read: small granules, as sealed_rollups has.
 SETTINGS index_granularity = 256;
 

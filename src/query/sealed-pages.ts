@@ -1,6 +1,6 @@
 import type { Statement } from '../clickhouse/run.ts'
 import type { PageRequest } from './insights.ts'
-import { BLOCK_MS, ceilTo, DAY_MS, HOUR_MS, wholePeriods, type SealedBuild } from './sealed.ts'
+import { BLOCK_MS, ceilTo, DAY_MS, wholePeriods, type SealedBuild } from './sealed.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
 
@@ -18,18 +18,17 @@ export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBu
 })
 
 /**
- * /pages from the sealed history. Before C, whole 8-day blocks, UTC days and UTC hours come from
- * their rows, the longest that fit; C's own day and block hold only what came before C, so a window
- * that reaches C takes them whole. The rest of an hour at each end comes from the views and
- * sessions, and C on from the events (as the planner wrote them for their present state, when it did).
+ * /pages from the sealed history. Whole UTC days before C come from the day rows, whole 8-day blocks
+ * of them as blocks; C's own day and block hold only what came before C, so a window that reaches C
+ * takes them whole. The rest of the window before C comes from the views and sessions, from C on
+ * from the events (as the planner wrote them for their present state, when it did).
  */
 export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Statement {
   const { start, end } = req.range
   const reachesC = end >= build.closedAt
-  const sealedTo = reachesC ? build.closedAt : end
-  const hours = wholePeriods(start, sealedTo < start ? start : sealedTo, HOUR_MS)
-  const days = wholePeriods(hours.from, reachesC ? ceilTo(build.closedAt, DAY_MS) : hours.to, DAY_MS)
+  const days = wholePeriods(start, reachesC ? ceilTo(build.closedAt, DAY_MS) : end, DAY_MS)
   const blocks = wholePeriods(days.from, reachesC && +days.to >= +build.closedAt ? ceilTo(build.closedAt, BLOCK_MS) : days.to, BLOCK_MS)
+  const sealedTo = reachesC ? build.closedAt : end
   return {
     name: 'insights_pages_sealed',
     sql: renderSql('insights_pages_sealed', { live_pages: renderSql(build.liveStamp === undefined ? '_sealed_live_pages' : '_sealed_live_pages_snapshot') }),
@@ -39,8 +38,6 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
       from: clickhouseInstant(start),
       to: clickhouseInstant(end),
       closed: clickhouseInstant(build.closedAt),
-      hours_from: clickhouseInstant(hours.from),
-      hours_to: clickhouseInstant(hours.to),
       days_from: clickhouseInstant(days.from),
       days_to: clickhouseInstant(days.to),
       blocks_from: clickhouseInstant(blocks.from),

@@ -33,7 +33,7 @@ const COMPACTED_TABLES = [
   'sealed_session_events',
   'sealed_profile_rollups',
   'sealed_page_views',
-  'sealed_page_periods',
+  'sealed_page_days',
   'sealed_page_keys',
 ] as const
 /** Every table with rows of a build: those, the snapshots requests write, and the build's row. */
@@ -44,7 +44,7 @@ const STORED_VERSIONS = SEALED_TABLES.map((table) => `SELECT version FROM ${tabl
 )
 
 /** The page tables, in order: the held-out sessions first, which the others leave out. */
-const PAGE_STEPS = ['held', 'keys', 'views', 'hours', 'entries', 'days', 'blocks'].map((part) => `sealed_build_page_${part}`)
+const PAGE_STEPS = ['held', 'keys', 'views', 'days', 'entries', 'blocks'].map((part) => `sealed_build_page_${part}`)
 
 const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 
