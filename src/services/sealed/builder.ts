@@ -25,7 +25,7 @@ const INSERTS_MARGIN_HOURS = 24
  */
 const ONE_PART = 'max_insert_threads = 1, min_insert_block_size_rows = 0, min_insert_block_size_bytes = 2147483648'
 
-/** The tables a build writes, each left as one part. */
+/** The tables a build writes, each left as one part: compacted where its steps wrote several. */
 const COMPACTED_TABLES = [
   'sealed_sessions',
   'sealed_rollups',

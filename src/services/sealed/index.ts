@@ -18,6 +18,13 @@ import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, type RequestRun } from '../build-
 import { BuildScheduler } from '../build-scheduler.ts'
 import { sealProject } from './builder.ts'
 
+/** What a snapshot of the events after C writes: the live sessions, what /pages adds, and the numbered profiles the product routes add. */
+const liveSnapshot = (projectId: string, build: SealedBuild, stamp: number) => [
+  sealedLiveWriteStatement(projectId, build, stamp),
+  sealedLivePagesWriteStatement(projectId, build, stamp),
+  sealedLiveProfilesWriteStatement(projectId, build, stamp),
+]
+
 /**
  * The sealed history as a background service (sql/schema/012_sealed.sql for what it holds).
  *
@@ -30,13 +37,6 @@ import { sealProject } from './builder.ts'
  * in the background when a request finds the history missing, changed or behind, at most once per
  * `rebuildIntervalMs` per project. A request that only explains itself never starts one.
  */
-/** What a snapshot of the events after C writes: the live sessions, what /pages adds, and the numbered profiles the product routes add. */
-const liveSnapshot = (projectId: string, build: SealedBuild, stamp: number) => [
-  sealedLiveWriteStatement(projectId, build, stamp),
-  sealedLivePagesWriteStatement(projectId, build, stamp),
-  sealedLiveProfilesWriteStatement(projectId, build, stamp),
-]
-
 export interface SealedHistoryOptions {
   /** The service's own runner, for builds; requests plan with theirs. */
   runner: QueryRunner
@@ -49,7 +49,7 @@ export interface SealedHistoryOptions {
   buildTimeoutS?: number
   /** Least time between two builds that requests start for one project. */
   rebuildIntervalMs?: number
-  /** Write the live sessions and the profiles of the events after C once per state of those events for requests to read (default); or each request computes them. */
+  /** Write what requests add after C (live sessions, /pages' part, numbered profiles) once per state of the events after C (default); or each request computes it. */
   liveSnapshots?: boolean
   /** How long an insert count read for a build answers the next requests (0: each request reads it). */
   insertsTtlMs?: number
