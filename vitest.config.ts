@@ -5,6 +5,10 @@ import unit from './vitest.unit.config.ts'
 // its data directory per process, so every engine test file runs in its own fork.
 export default defineConfig({
   test: {
+    // Vitest's default is one worker fewer than the cores: one on a 2-core CI machine, so the
+    // engine files ran one after another. Much of their time is waiting (child processes,
+    // timeouts, chDB's own threads), so two at a time take 2 cores' worth without starving either.
+    maxWorkers: 2,
     projects: [
       { test: { ...unit.test, name: 'unit' } },
       {
