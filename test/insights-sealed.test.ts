@@ -347,6 +347,37 @@ describe('the live sessions', () => {
     expect(Number(row!.n)).toBe(live.size)
   })
 
+  it('are written a part at a time, by the first request that reads it: a breakdown writes neither /pages\' part nor the profiles', async () => {
+    const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0 })
+    const app = testApp(h.rt, { now: () => h.clock.now, sealed })
+    const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-parts' })
+    const ask = (route: string, query: Query) => requestAs(app, `http://quarry.test/insights/${U}/${route}?${queryString(query)}`, root)
+    /** Which snapshot tables the request's statement reads, as explain=sql lists it. */
+    const reads = async (route: string, query: Query) => {
+      const explained = await ask(route, { ...query, explain: 'sql' })
+      expect(explained.status, JSON.stringify(explained.body)).toBe(200)
+      const sql = (explained.body.sql as string[]).join('\n')
+      return ['sealed_live_pages', 'sealed_live_profiles', 'sealed_live'].filter((table) => new RegExp(`FROM ${table}\\b`).test(sql))
+    }
+    const routes = { country: { range: '30d' }, pages: { range: '30d' }, engagement: {} } satisfies Record<string, Query>
+    const stamp = async () => (await ask('country', { ...routes.country, explain: 'sql' })).body.params.stamp as number
+    const before = await ask('country', routes.country)
+    expect(before.status).toBe(200)
+    expect(await reads('country', routes.country)).toEqual(['sealed_live'])
+    const written = await stamp()
+    expect(await reads('pages', routes.pages)).toEqual([])
+    expect(await reads('engagement', routes.engagement)).toEqual([])
+    expect((await ask('pages', routes.pages)).status).toBe(200)
+    expect(await reads('pages', routes.pages)).toEqual(['sealed_live_pages'])
+    expect(await reads('engagement', routes.engagement)).toEqual([])
+    expect((await ask('engagement', routes.engagement)).status).toBe(200)
+    expect(await reads('engagement', routes.engagement)).toEqual(['sealed_live_profiles'])
+    // The live sessions were written once: the breakdown reads them under the same stamp.
+    const again = await ask('country', routes.country)
+    expect(again.body).toEqual(before.body)
+    expect(await stamp()).toBe(written)
+  })
+
   it('computed by each request, give the same answers as written', async () => {
     for (const c of cases(29, 4)) {
       const query = { ...(c.query as object), limit: 1000 }

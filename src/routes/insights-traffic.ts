@@ -116,14 +116,14 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
   /** A breakdown route's statement for the whole list, from the sealed history where a build holds. */
   const breakdown = async (c: Context<AppEnv>, dimension: Dimension, range: TimeRange, filters: Filter[]) => {
     const req = listRequest(c, range, filters, LIST_ROWS)
-    const build = await sealedBuildFor(c, deps.sealed, range.timezone)
+    const build = await sealedBuildFor(c, deps.sealed, range.timezone, 'sessions')
     return rows<z.infer<typeof BreakdownRow>>(c, build ? sealedBreakdownStatement(dimension, req, build) : breakdownStatement(dimension, req))
   }
 
   /** The /pages ranking of the whole window, from the sealed history where a build holds. */
   const pageRanking = async (c: Context<AppEnv>, range: TimeRange, filters: Filter[]): Promise<Statement> => {
     const req = listRequest(c, range, filters, ALL_ROWS)
-    const build = sealedPagesAnswer(req) ? await sealedBuildFor(c, deps.sealed, range.timezone) : undefined
+    const build = sealedPagesAnswer(req) ? await sealedBuildFor(c, deps.sealed, range.timezone, 'pages') : undefined
     return build ? sealedPagesStatement(req, build) : pagesStatement(req)
   }
 
@@ -133,7 +133,7 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
     const range = windowOf(c, q)
     const bucketStarts = metricsBuckets(range, q.interval)
     const req = { projectId: c.get('project').id, range, interval: q.interval, filters: q.filters ?? [] }
-    const build = await sealedBuildFor(c, deps.sealed, range.timezone)
+    const build = await sealedBuildFor(c, deps.sealed, range.timezone, 'sessions')
     const metrics = assembleMetrics(await rows<MetricRow>(c, build ? sealedMetricsStatement(req, bucketStarts, build) : metricsStatement(req)), bucketStarts, false)
     return c.json({ summary: metrics.metrics, series: metrics.series, interval: q.interval, startDate: isoWithOffset(range.start), endDate: isoWithOffset(range.end) }, 200)
   })

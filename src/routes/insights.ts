@@ -8,7 +8,7 @@ import { breakdownStatement, liveStatement, pagesStatement, type PageRequest } f
 import { assembleMetrics, metricsBuckets, metricsStatement, METRIC_NAMES } from '../query/metrics.ts'
 import { fingerprint, nextCursor, pagePosition } from '../query/pagination.ts'
 import { defaultInterval, INTERVALS, previousRange, resolveRange, type TimeRange } from '../query/time-range.ts'
-import type { SealedHistory } from '../services/sealed/index.ts'
+import type { LivePart, SealedHistory } from '../services/sealed/index.ts'
 import { sealedBreakdownStatement, sealedMetricsStatement } from '../query/sealed.ts'
 import { sealedPagesAnswer, sealedPagesStatement } from '../query/sealed-pages.ts'
 import { insightsRoute } from './insights-route.ts'
@@ -82,7 +82,7 @@ function describeRange(c: Context<AppEnv>, range: TimeRange) {
 export function insightsRoutes(deps: InsightsDeps) {
   const app = new OpenAPIHono<AppEnv>()
   const run = (c: Context<AppEnv>) => ({ timeoutS: deps.queryTimeoutS, stats: c.get('stats'), signal: c.req.raw.signal })
-  const sealedBuild = (c: Context<AppEnv>, timezone: string) => sealedBuildFor(c, deps.sealed, timezone)
+  const sealedBuild = (c: Context<AppEnv>, timezone: string, live: LivePart) => sealedBuildFor(c, deps.sealed, timezone, live)
   const resolveWindow = (c: Context<AppEnv>, q: z.infer<typeof WindowQuery>) =>
     resolveRange(q, q.timezone ?? c.get('project').timezone, deps.now(), '7d')
 
@@ -94,7 +94,7 @@ export function insightsRoutes(deps: InsightsDeps) {
     const bucketStarts = metricsBuckets(range, interval)
     const previous = q.previous === 'true' ? previousRange(range) : undefined
     const req = { projectId: c.get('project').id, range, previous, interval, filters: q.filters ?? [] }
-    const build = await sealedBuild(c, range.timezone)
+    const build = await sealedBuild(c, range.timezone, 'sessions')
     const statement = build ? sealedMetricsStatement(req, bucketStarts, build) : metricsStatement(req)
     const rows = await c.get('runner').rows<Parameters<typeof assembleMetrics>[0][number]>(statement, run(c))
     describeRange(c, range)
@@ -144,7 +144,7 @@ export function insightsRoutes(deps: InsightsDeps) {
     })
 
   rankedList('pages', 'Top pages by sessions', PageRow, SEALED_HEADERS, async (req, c) => {
-    const build = sealedPagesAnswer(req) ? await sealedBuild(c, req.range.timezone) : undefined
+    const build = sealedPagesAnswer(req) ? await sealedBuild(c, req.range.timezone, 'pages') : undefined
     return build ? sealedPagesStatement(req, build) : pagesStatement(req)
   }, (row) => row)
 
@@ -155,7 +155,7 @@ export function insightsRoutes(deps: InsightsDeps) {
       BreakdownRow,
       SEALED_HEADERS,
       async (req, c) => {
-        const build = await sealedBuild(c, req.range.timezone)
+        const build = await sealedBuild(c, req.range.timezone, 'sessions')
         return build ? sealedBreakdownStatement(dimension, req, build) : breakdownStatement(dimension, req)
       },
       (row) => shapeBreakdown(dimension, row),

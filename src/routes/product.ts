@@ -62,9 +62,12 @@ export function productRoutes(deps: ProductDeps) {
   const app = new OpenAPIHono<AppEnv>()
   const run = (c: Context<AppEnv>) => ({ timeoutS: deps.queryTimeoutS, stats: c.get('stats'), signal: c.req.raw.signal })
   const rows = <T>(c: Context<AppEnv>, statement: Statement) => c.get('runner').rows<T>(statement, run(c))
-  /** The sealed history's statement where the request allows one and a build holds, else the one over the events. */
-  const statementOf = async (c: Context<AppEnv>, timezone: string, sealed: FromBuild, events: () => Statement): Promise<Statement> => {
-    const build = sealed ? await sealedBuildFor(c, deps.sealed, timezone) : undefined
+  /**
+   * The sealed history's statement where the request allows one and a build holds, else the one
+   * over the events. The routes over profiles read the numbered profiles after C from their snapshot.
+   */
+  const statementOf = async (c: Context<AppEnv>, timezone: string, sealed: FromBuild, events: () => Statement, live?: 'profiles'): Promise<Statement> => {
+    const build = sealed ? await sealedBuildFor(c, deps.sealed, timezone, live) : undefined
     return build && sealed ? sealed(build) : events()
   }
   const windowOf = (c: Context<AppEnv>, q: RangeInput & { timezone?: string }, fallback: DefaultWindow): TimeRange => {
@@ -84,7 +87,7 @@ export function productRoutes(deps: ProductDeps) {
   app.openapi(productRoute('retention', 'Identified profiles active per week, and retained into the next', RetentionQuery, RetentionBody, { ...RANGE_HEADERS, ...SEALED_HEADERS }), async (c) => {
     const q = c.req.valid('query')
     const req = { projectId: c.get('project').id, range: windowOf(c, q, allTime), filters: q.filters ?? [] }
-    const statement = await statementOf(c, req.range.timezone, sealedRetention(req), () => retentionStatement(req))
+    const statement = await statementOf(c, req.range.timezone, sealedRetention(req), () => retentionStatement(req), 'profiles')
     return c.json(assembleRetention(await rows<RetentionRow>(c, statement)), 200)
   })
 
@@ -92,7 +95,7 @@ export function productRoutes(deps: ProductDeps) {
     const q = c.req.valid('query')
     const req = { projectId: c.get('project').id, range: windowOf(c, q, defaultCohortRange), filters: q.filters ?? [] }
     const columns = cohortColumns(req.range)
-    const statement = await statementOf(c, req.range.timezone, sealedCohort(req, columns, deps.now()), () => cohortStatement(req, columns))
+    const statement = await statementOf(c, req.range.timezone, sealedCohort(req, columns, deps.now()), () => cohortStatement(req, columns), 'profiles')
     const cohorts = await rows<CohortRow>(c, statement)
     return c.json(assembleCohorts(cohorts, columns, deps.now(), req.range.timezone), 200)
   })
@@ -122,7 +125,7 @@ export function productRoutes(deps: ProductDeps) {
     async (c) => {
       const q = c.req.valid('query')
       const req: ActiveUsersRequest = { projectId: c.get('project').id, range: windowOf(c, q, allTime), days: q.days, allTime: !windowGiven(q) }
-      const statement = await statementOf(c, req.range.timezone, sealedActiveUsers(req), () => activeUsersStatement(req))
+      const statement = await statementOf(c, req.range.timezone, sealedActiveUsers(req), () => activeUsersStatement(req), 'profiles')
       return c.json(assembleActiveUsers(await rows<{ date: string; users: number }>(c, statement), q.days), 200)
     },
   )
@@ -131,7 +134,7 @@ export function productRoutes(deps: ProductDeps) {
     const q = c.req.valid('query')
     const timezone = timezoneSpelling(q.timezone ?? c.get('project').timezone)
     const req = { projectId: c.get('project').id, timezone, now: deps.now() }
-    const statement = await statementOf(c, timezone, sealedEngagement(req.projectId, timezone, req.now), () => engagementStatement(req))
+    const statement = await statementOf(c, timezone, sealedEngagement(req.projectId, timezone, req.now), () => engagementStatement(req), 'profiles')
     c.header('X-Quarry-Timezone', timezone)
     return c.json(assembleEngagement(await rows<{ days: number; users: number }>(c, statement)), 200)
   })

@@ -15,21 +15,25 @@ export interface RequestRun {
 }
 
 /** The statements that find a kind of build and tell whether it still holds. */
-export interface BuildKind<B extends VersionedBuild, Row> {
+export interface BuildKind<B extends VersionedBuild, Row, Part extends string = string> {
   /** The project's newest build: one row, or none. */
   latest(projectId: string): Statement
   read(row: Row | undefined): { build: B; builtAt: DateTime } | undefined
   /** One row with a column `crossing`: how many of the build's sessions events after C continue. */
   crossing(projectId: string, build: B): Statement
-  /** The statements that write what requests add after C under a stamp, for them to read until the next insert. */
-  snapshot?(projectId: string, build: B, stamp: number): Statement[]
+  /**
+   * Per part of what requests add after C, the statement that writes it under a stamp, for them to
+   * read until the next insert. Each part is written when a request first needs it, so a request
+   * pays only for what its route reads.
+   */
+  snapshots?: Readonly<Record<Part, (projectId: string, build: B, stamp: number) => Statement>>
 }
 
 /** event_inserts keeps 30 days; an older build would count inserts it can no longer see. */
 const MAX_AGE_DAYS = 25
 /** How long the newest build read is trusted before it is read again. */
 const LATEST_TTL_MS = 5_000
-/** Least time between two snapshots of one project: under a stream of inserts, requests in between compute theirs. */
+/** Least time between two snapshots of one part of a project: under a stream of inserts, requests in between compute theirs. */
 const SNAPSHOT_INTERVAL_MS = 2_000
 /** A snapshot is written again once this old, well before its rows expire (sealed_live keeps them an hour). */
 const SNAPSHOT_MAX_AGE_MS = 10 * 60_000
@@ -57,17 +61,18 @@ interface Latest<B> {
  * (explain=sql) lists the reads a request makes and decides as the planner last saw the data,
  * remembering nothing from it.
  */
-export class BuildPlanner<B extends VersionedBuild, Row> {
+export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = string> {
   private readonly latest = new Map<string, Latest<B>>()
-  /** Per project, the build and insert count at which no session crossed its C, and the snapshot written at that count. */
-  private readonly verified = new Map<string, { version: number; inserts: number; stamp?: { id: number; at: number } }>()
-  private readonly snapshots = new Map<string, { at: number; version?: number; writing?: Promise<number | undefined> }>()
+  /** Per project, the build and insert count at which no session crossed its C, and the snapshot of each part written at that count. */
+  private readonly verified = new Map<string, { version: number; inserts: number; stamps: Map<Part, { id: number; at: number }> }>()
+  /** Per project and part, the last snapshot write: when it ended, or the one in progress. */
+  private readonly snapshots = new Map<string, Map<Part, { at: number; version?: number; writing?: Promise<number | undefined> }>>()
   /** Per project, the last insert count read for a build, and when. */
   private readonly counts = new Map<string, { at: number; version: number; count: InsertCount }>()
 
   /** `insertsTtlMs`: how long an insert count read for a build answers the next requests (0: every request reads it). */
   constructor(
-    private readonly kind: BuildKind<B, Row>,
+    private readonly kind: BuildKind<B, Row, Part>,
     private readonly insertsTtlMs = DEFAULT_INSERTS_TTL_MS,
   ) {}
 
@@ -100,7 +105,7 @@ export class BuildPlanner<B extends VersionedBuild, Row> {
     if (verified?.version === build.version && verified.inserts === count.inserts) return true
     const [row] = await run.runner.rows<{ crossing: number }>(this.kind.crossing(projectId, build), opts(run))
     if (row!.crossing > 0) return false
-    this.verified.set(projectId, { version: build.version, inserts: count.inserts })
+    this.verified.set(projectId, { version: build.version, inserts: count.inserts, stamps: new Map() })
     return true
   }
 
@@ -114,37 +119,39 @@ export class BuildPlanner<B extends VersionedBuild, Row> {
   }
 
   /**
-   * The stamp of a snapshot of what comes after C as it is now, for a build `holds` just passed;
-   * undefined when the kind takes none, one was written too lately, or an insert came while it was
-   * written (the request then computes its own). Concurrent requests share one write.
+   * The stamp of a snapshot of one part of what comes after C as it is now, for a build `holds`
+   * just passed; undefined when the kind takes none, one was written too lately, or an insert came
+   * while it was written (the request then computes its own). Concurrent requests share one write.
    */
-  async snapshot(projectId: string, build: B, run: RequestRun): Promise<number | undefined> {
+  async snapshot(projectId: string, build: B, run: RequestRun, part: Part): Promise<number | undefined> {
     const verified = this.verified.get(projectId)
-    if (!this.kind.snapshot || verified?.version !== build.version) return undefined
-    if (run.runner.dryRun) return verified.stamp?.id
-    if (verified.stamp && Date.now() - verified.stamp.at < SNAPSHOT_MAX_AGE_MS) return verified.stamp.id
-    const last = this.snapshots.get(projectId)
+    if (!this.kind.snapshots || verified?.version !== build.version) return undefined
+    const stamp = verified.stamps.get(part)
+    if (run.runner.dryRun) return stamp?.id
+    if (stamp && Date.now() - stamp.at < SNAPSHOT_MAX_AGE_MS) return stamp.id
+    const parts = this.snapshots.get(projectId) ?? new Map()
+    this.snapshots.set(projectId, parts)
+    const last = parts.get(part)
     if (last?.writing) return last.version === build.version ? last.writing : undefined
     if (last && Date.now() - last.at < SNAPSHOT_INTERVAL_MS) return undefined
-    const writing = this.writeSnapshot(projectId, build, verified.inserts, run)
-    this.snapshots.set(projectId, { at: Date.now(), version: build.version, writing })
+    const writing = this.writeSnapshot(projectId, build, verified.inserts, run, part)
+    parts.set(part, { at: Date.now(), version: build.version, writing })
     try {
       return await writing
     } finally {
-      this.snapshots.set(projectId, { at: Date.now() })
+      parts.set(part, { at: Date.now() })
     }
   }
 
-  private async writeSnapshot(projectId: string, build: B, inserts: number, run: RequestRun): Promise<number | undefined> {
+  private async writeSnapshot(projectId: string, build: B, inserts: number, run: RequestRun, part: Part): Promise<number | undefined> {
     // Random, so that instances sharing a server do not write under each other's stamps.
     const stamp = randomInt(1, 2 ** 48)
-    for (const write of this.kind.snapshot!(projectId, build, stamp)) {
-      await run.runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${run.timeoutS}` })
-    }
+    const write = this.kind.snapshots![part](projectId, build, stamp)
+    await run.runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${run.timeoutS}` })
     const [count] = await run.runner.rows<{ inserts: number }>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), opts(run))
     const verified = this.verified.get(projectId)
     if (count!.inserts !== inserts || verified?.version !== build.version || verified.inserts !== inserts) return undefined
-    verified.stamp = { id: stamp, at: Date.now() }
+    verified.stamps.set(part, { id: stamp, at: Date.now() })
     return stamp
   }
 

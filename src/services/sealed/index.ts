@@ -18,12 +18,17 @@ import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, type RequestRun } from '../build-
 import { BuildScheduler } from '../build-scheduler.ts'
 import { sealProject } from './builder.ts'
 
-/** What a snapshot of the events after C writes: the live sessions, what /pages adds, and the numbered profiles the product routes add. */
-const liveSnapshot = (projectId: string, build: SealedBuild, stamp: number) => [
-  sealedLiveWriteStatement(projectId, build, stamp),
-  sealedLivePagesWriteStatement(projectId, build, stamp),
-  sealedLiveProfilesWriteStatement(projectId, build, stamp),
-]
+/**
+ * The parts of what requests add after C, each snapshot written when a route first reads it: the
+ * live sessions (metrics, breakdowns, charts), what /pages adds, and the numbered profiles the
+ * product routes add.
+ */
+const LIVE_SNAPSHOTS = {
+  sessions: sealedLiveWriteStatement,
+  pages: sealedLivePagesWriteStatement,
+  profiles: sealedLiveProfilesWriteStatement,
+} as const
+export type LivePart = keyof typeof LIVE_SNAPSHOTS
 
 /**
  * The sealed history as a background service (sql/schema/012_sealed.sql for what it holds).
@@ -70,7 +75,7 @@ export function configuredSealedHistory(
 }
 
 export class SealedHistory {
-  private readonly planner: BuildPlanner<SealedBuild, SealedLatestRow>
+  private readonly planner: BuildPlanner<SealedBuild, SealedLatestRow, LivePart>
   private readonly opts: Required<Omit<SealedHistoryOptions, 'metrics'>> & Pick<SealedHistoryOptions, 'metrics'>
   private readonly builds: BuildScheduler
   /** Per project, the C of the newest build seen: read by a request or just built. */
@@ -83,7 +88,7 @@ export class SealedHistory {
         latest: sealedLatestStatement,
         read: readSealedLatest,
         crossing: sealedCrossingStatement,
-        ...(this.opts.liveSnapshots ? { snapshot: liveSnapshot } : {}),
+        ...(this.opts.liveSnapshots ? { snapshots: LIVE_SNAPSHOTS } : {}),
       },
       this.opts.insertsTtlMs,
     )
@@ -92,11 +97,12 @@ export class SealedHistory {
   }
 
   /**
-   * The build that answers a request for the project exactly, or undefined. Its planning reads run
-   * on the request's runner. Schedules a build when the project has none, the data changed under
-   * it, or it is behind, unless the request only explains itself.
+   * The build that answers a request for the project exactly, or undefined, with the stamp of the
+   * snapshot of the part after C the request reads. Its planning reads run on the request's runner.
+   * Schedules a build when the project has none, the data changed under it, or it is behind, unless
+   * the request only explains itself.
    */
-  async forRequest(projectId: string, run: Omit<RequestRun, 'timeoutS'>): Promise<SealedBuild | undefined> {
+  async forRequest(projectId: string, run: Omit<RequestRun, 'timeoutS'>, part?: LivePart): Promise<SealedBuild | undefined> {
     const planning = { ...run, timeoutS: this.opts.queryTimeoutS }
     const schedule = run.runner.dryRun ? () => {} : () => this.schedule(projectId)
     const build = await this.planner.newest(projectId, planning)
@@ -104,7 +110,7 @@ export class SealedHistory {
     if (!build || this.behind(projectId, build)) schedule()
     if (!build) return undefined
     if (await this.planner.holds(projectId, build, planning)) {
-      const liveStamp = await this.planner.snapshot(projectId, build, planning)
+      const liveStamp = part && (await this.planner.snapshot(projectId, build, planning, part))
       return liveStamp === undefined ? build : { ...build, liveStamp }
     }
     if (!run.runner.dryRun) this.planner.forget(projectId)
