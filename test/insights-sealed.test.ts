@@ -353,13 +353,13 @@ describe('the live sessions', () => {
     const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-parts' })
     const ask = (route: string, query: Query) => requestAs(app, `http://quarry.test/insights/${U}/${route}?${queryString(query)}`, root)
     /** Which snapshot tables the request's statement reads, as explain=sql lists it. */
-    const reads = async (route: string, query: Query) => {
+    const reads = async (route: string, query: Record<string, string>) => {
       const explained = await ask(route, { ...query, explain: 'sql' })
       expect(explained.status, JSON.stringify(explained.body)).toBe(200)
       const sql = (explained.body.sql as string[]).join('\n')
       return ['sealed_live_pages', 'sealed_live_profiles', 'sealed_live'].filter((table) => new RegExp(`FROM ${table}\\b`).test(sql))
     }
-    const routes = { country: { range: '30d' }, pages: { range: '30d' }, engagement: {} } satisfies Record<string, Query>
+    const routes = { country: { range: '30d' }, pages: { range: '30d' }, engagement: {} as Record<string, string> }
     const stamp = async () => (await ask('country', { ...routes.country, explain: 'sql' })).body.params.stamp as number
     const before = await ask('country', routes.country)
     expect(before.status).toBe(200)
