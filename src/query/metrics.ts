@@ -44,6 +44,13 @@ export interface MetricsRequest {
 export const filtersPages = (filters: readonly Filter[]) =>
   filters.some((f) => f.name === 'path' && (f.value.length > 0 || f.operator === 'isNull' || f.operator === 'isNotNull'))
 
+/**
+ * For a statement that keeps the revenue events of a set of sessions: the events' key has no
+ * session_id, so preparing that set for the index only costs (L, 30d, a country filter, sealed:
+ * 6.0 s of CPU against 1.2 s without).
+ */
+export const REVENUE_SET_SETTINGS = { use_index_for_in_with_subqueries: 0 } as const
+
 export function metricsStatement(req: MetricsRequest): Statement {
   const { params, ctx } = windowPlaceholders(req.projectId, req.range, req.previous?.start)
   const tz = params.add(req.range.timezone, 'String')
@@ -65,10 +72,11 @@ export function metricsStatement(req: MetricsRequest): Statement {
   }
   // A purchase in the window may belong to a session that began before it, whose matching event
   // may be older than the window too: its events are searched from the earliest such session's start.
+  // Only sessions with revenue can add any, which keeps the set small.
   const overlapping = `project_id = ${ctx.project} AND ended_at >= ${ctx.from} AND created_at < ${ctx.to}`
   const revenueCtx = { ...ctx, from: `(SELECT min(created_at) FROM sessions FINAL WHERE ${overlapping})` }
   const revenueFilters = sessionFilters
-    ? ` AND session_id IN (SELECT id FROM sessions FINAL WHERE ${overlapping}` +
+    ? ` AND session_id IN (SELECT id FROM sessions FINAL WHERE ${overlapping} AND revenue > 0` +
       `${compileFilters(req.filters, 'sessions', params, revenueCtx)})`
     : ''
   return {
@@ -81,6 +89,7 @@ export function metricsStatement(req: MetricsRequest): Statement {
       page_views: '',
     }),
     params: params.values,
+    ...(revenueFilters ? { settings: REVENUE_SET_SETTINGS } : {}),
   }
 }
 

@@ -4,7 +4,7 @@ import { DIMENSIONS, type Dimension } from './dimensions.ts'
 import { UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
 import { compileFilters } from './filters.ts'
 import { bucketExpression, windowPlaceholders, type PageRequest } from './insights.ts'
-import { filtersPages, type MetricsRequest } from './metrics.ts'
+import { filtersPages, REVENUE_SET_SETTINGS, type MetricsRequest } from './metrics.ts'
 import type { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant, type TimeRange } from './time-range.ts'
@@ -156,6 +156,7 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
   const parts = { bucket, session_filters: sessionFilters, session_views: pages ? 'toUInt64(0)' : 'screen_view_count' }
   const eventFilters = pages ? compileFilters(req.filters, 'pageViews', params, ctx) : ''
   const sealedSessions = +rollup.from > +earliest || +rollup.to < +earlier(req.range.end, build.closedAt)
+  const revenueSet = !pages && sessionFilters !== ''
   return {
     name: 'insights_metrics_sealed',
     sql: renderSql('insights_metrics_sealed', {
@@ -164,15 +165,18 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
       sessions: sealedSessions ? renderSql('_sealed_metrics_sessions', parts) : '',
       live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', parts) : '',
       page_views: pages ? renderSql('_sealed_metrics_page_views', { bucket, view_filters: eventFilters }) : '',
-      revenue_filters: pages ? eventFilters : sessionFilters ? revenueFilters(req, build, earliest, params) : '',
+      revenue_filters: pages ? eventFilters : revenueSet ? revenueFilters(req, build, earliest, params) : '',
     }),
     params: params.values,
+    ...(revenueSet ? { settings: REVENUE_SET_SETTINGS } : {}),
   }
 }
 
 /**
  * The sessions whose revenue events a filtered /metrics counts: sealed ones that may overlap the
  * window, live ones, each passing the filters (event filters looked for from the earliest start).
+ * Only sessions with revenue can add any, and they are few (L, 30d, one country: 29k of 588k), so
+ * the set is small.
  */
 function revenueFilters(req: MetricsRequest, build: SealedBuild, earliest: DateTime, params: SqlParams): string {
   const overlapFrom = earlier(earliest.minus({ milliseconds: build.longestMs }), build.heldFrom)
@@ -180,8 +184,8 @@ function revenueFilters(req: MetricsRequest, build: SealedBuild, earliest: DateT
   const ctx = { project: '{project:String}', from, to: `{to:DateTime64(3, 'UTC')}` }
   const filters = compileFilters(req.filters, 'sessions', params, ctx)
   return (
-    ` AND session_id IN (SELECT id FROM sealed_sessions WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT held` +
-    ` AND created_at >= ${from} AND created_at < {to:DateTime64(3, 'UTC')}${filters} UNION ALL SELECT id FROM live WHERE 1${filters})`
+    ` AND session_id IN (SELECT id FROM sealed_sessions WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT held AND revenue > 0` +
+    ` AND created_at >= ${from} AND created_at < {to:DateTime64(3, 'UTC')}${filters} UNION ALL SELECT id FROM live WHERE revenue > 0${filters})`
   )
 }
 
