@@ -1,12 +1,12 @@
 /**
  * Export throughput and memory of GET /export/events?format=csv|ndjson|parquet|arrow over real HTTP.
  * Seeds N events (default 10M) with INSERT … SELECT FROM numbers() into a fresh embedded engine in
- * a temporary directory, starts the server with listen(), downloads each export with fetch from a
+ * a temporary directory, starts the server with listen(), downloads each export with curl (or fetch) from a
  * child process while sampling this (the server's) RSS — chDB runs in this process, so
  * ClickHouse's memory counts too — and writes benchmarks/results/export-stream-<rows>.json.
  * Parquet and Arrow files go to disk; once timed, DuckDB and apache-arrow count their rows.
  *   npx tsx benchmarks/export-stream.ts [--rows 10000000] [--keep] [--dir <kept data directory>]
- *     [--cases csv,parquet,arrow] (names up to the first space; default all) [--out <file name>]
+ *     [--cases csv,csv+gzip,csv+zstd,ndjson,parquet,arrow] (names up to the first space; default all) [--out <file name>]
  *     [--client curl|fetch]
  * The client is curl writing the body to a file (rows counted after the timing), or a Node process
  * reading it with fetch (lines counted as they come). Both share the two cores with the server:
@@ -166,20 +166,20 @@ const ALL_CASES: Case[] = [
   { name: 'ndjson +profile,meta (joins)', query: 'format=ndjson&includes=profile,meta' },
   // fetch decodes gzip and counts the lines; curl saves the body as sent.
   {
-    name: 'csv, gzip (Accept-Encoding)',
+    name: 'csv+gzip (Accept-Encoding)',
     query: 'format=csv',
     encoding: 'gzip',
     ...(values.client === 'curl' ? { rows: async (path: string) => Number(execFileSync('sh', ['-c', 'gzip -dc "$0" | wc -l', path]).toString()) - 1 } : {}),
   },
   // Node 20's fetch does not decode zstd: the body is saved as it came and Debian's zstd counts its lines.
-  { name: 'csv, zstd (Accept-Encoding)', query: 'format=csv', encoding: 'zstd', rows: async (path) => Number(execFileSync('sh', ['-c', 'zstd -dc "$0" | wc -l', path]).toString()) - 1 },
+  { name: 'csv+zstd (Accept-Encoding)', query: 'format=csv', encoding: 'zstd', rows: async (path) => Number(execFileSync('sh', ['-c', 'zstd -dc "$0" | wc -l', path]).toString()) - 1 },
   { name: 'parquet', query: 'format=parquet', rows: parquetRows },
   { name: 'parquet +properties,geo,device,referrer', query: 'format=parquet&includes=properties,geo,device,referrer', rows: parquetRows },
   { name: 'arrow', query: 'format=arrow', rows: arrowRows },
   { name: 'arrow +properties,geo,device,referrer', query: 'format=arrow&includes=properties,geo,device,referrer', rows: arrowRows },
 ]
 const chosen = values.cases?.split(',').map((c) => c.trim())
-const cases = chosen ? ALL_CASES.filter((c) => chosen.includes(c.name.split(' ')[0]!.replace(/,$/, ''))) : ALL_CASES
+const cases = chosen ? ALL_CASES.filter((c) => chosen.includes(c.name.split(' ')[0]!)) : ALL_CASES
 
 /** The client: another process, so its buffers are not counted as the server's memory. */
 const CLIENT = `
