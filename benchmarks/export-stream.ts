@@ -1,12 +1,17 @@
 /**
  * Export throughput and memory of GET /export/events?format=csv|ndjson|parquet|arrow over real HTTP.
  * Seeds N events (default 10M) with INSERT … SELECT FROM numbers() into a fresh embedded engine in
- * a temporary directory, starts the server with listen(), downloads each export with fetch from a
+ * a temporary directory, starts the server with listen(), downloads each export with curl (or fetch) from a
  * child process while sampling this (the server's) RSS — chDB runs in this process, so
  * ClickHouse's memory counts too — and writes benchmarks/results/export-stream-<rows>.json.
  * Parquet and Arrow files go to disk; once timed, DuckDB and apache-arrow count their rows.
  *   npx tsx benchmarks/export-stream.ts [--rows 10000000] [--keep] [--dir <kept data directory>]
- *     [--cases csv,parquet,arrow] (names up to the first space; default all) [--out <file name>]
+ *     [--cases csv,csv+gzip,csv+zstd,ndjson,parquet,arrow] (names up to the first space; default all) [--out <file name>]
+ *     [--client curl|fetch]
+ * The client is curl writing the body to a file (rows counted after the timing), or a Node process
+ * reading it with fetch (lines counted as they come). Both share the two cores with the server:
+ * fetch spends 1.4 µs of CPU per Arrow row (1.9 GB through web streams), as much as the server, where
+ * curl spends a fraction of that (see benchmarks/README.md, Export, 27 Nov).
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -30,8 +35,10 @@ const { values } = parseArgs({
     dir: { type: 'string' },
     cases: { type: 'string' },
     out: { type: 'string' },
+    client: { type: 'string', default: 'curl' },
   },
 })
+if (values.client !== 'curl' && values.client !== 'fetch') throw new Error('--client: curl or fetch')
 const ROWS = Number(values.rows)
 const CHUNK = 1_000_000
 const SPAN_MS = 28 * 86_400_000
@@ -157,16 +164,22 @@ const ALL_CASES: Case[] = [
   { name: 'ndjson', query: 'format=ndjson' },
   { name: 'ndjson +properties,geo,device,referrer', query: 'format=ndjson&includes=properties,geo,device,referrer' },
   { name: 'ndjson +profile,meta (joins)', query: 'format=ndjson&includes=profile,meta' },
-  { name: 'csv, gzip (Accept-Encoding)', query: 'format=csv', encoding: 'gzip' },
+  // fetch decodes gzip and counts the lines; curl saves the body as sent.
+  {
+    name: 'csv+gzip (Accept-Encoding)',
+    query: 'format=csv',
+    encoding: 'gzip',
+    ...(values.client === 'curl' ? { rows: async (path: string) => Number(execFileSync('sh', ['-c', 'gzip -dc "$0" | wc -l', path]).toString()) - 1 } : {}),
+  },
   // Node 20's fetch does not decode zstd: the body is saved as it came and Debian's zstd counts its lines.
-  { name: 'csv, zstd (Accept-Encoding)', query: 'format=csv', encoding: 'zstd', rows: async (path) => Number(execFileSync('sh', ['-c', 'zstd -dc "$0" | wc -l', path]).toString()) - 1 },
+  { name: 'csv+zstd (Accept-Encoding)', query: 'format=csv', encoding: 'zstd', rows: async (path) => Number(execFileSync('sh', ['-c', 'zstd -dc "$0" | wc -l', path]).toString()) - 1 },
   { name: 'parquet', query: 'format=parquet', rows: parquetRows },
   { name: 'parquet +properties,geo,device,referrer', query: 'format=parquet&includes=properties,geo,device,referrer', rows: parquetRows },
   { name: 'arrow', query: 'format=arrow', rows: arrowRows },
   { name: 'arrow +properties,geo,device,referrer', query: 'format=arrow&includes=properties,geo,device,referrer', rows: arrowRows },
 ]
 const chosen = values.cases?.split(',').map((c) => c.trim())
-const cases = chosen ? ALL_CASES.filter((c) => chosen.includes(c.name.split(' ')[0]!.replace(/,$/, ''))) : ALL_CASES
+const cases = chosen ? ALL_CASES.filter((c) => chosen.includes(c.name.split(' ')[0]!)) : ALL_CASES
 
 /** The client: another process, so its buffers are not counted as the server's memory. */
 const CLIENT = `
@@ -184,11 +197,12 @@ for await (const chunk of res.body) {
   peak = Math.max(peak, process.memoryUsage.rss())
 }
 if (fd !== undefined) closeSync(fd)
-process.stdout.write(JSON.stringify({ status: res.status, firstByteMs, bytes, lines, seconds: (performance.now() - started) / 1000, clientRss: peak }))
+const cpu = process.cpuUsage()
+process.stdout.write(JSON.stringify({ status: res.status, firstByteMs, bytes, lines, seconds: (performance.now() - started) / 1000, clientRss: peak, clientCpuS: (cpu.user + cpu.system) / 1e6 }))
 `
 
 function download(url: string, requestHeaders: Record<string, string>, file?: string) {
-  return new Promise<{ status: number; firstByteMs: number; bytes: number; lines: number; seconds: number; clientRss: number }>((resolve, reject) => {
+  return new Promise<{ status: number; firstByteMs: number; bytes: number; lines: number; seconds: number; clientRss: number; clientCpuS: number }>((resolve, reject) => {
     const args = ['--input-type=module', '-e', CLIENT, url, JSON.stringify(requestHeaders), ...(file ? [file] : [])]
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
@@ -198,6 +212,34 @@ function download(url: string, requestHeaders: Record<string, string>, file?: st
   })
 }
 
+/**
+ * curl saves the body as it came (no decoding) and bash's `times` reports its CPU time; the text
+ * formats' lines are counted from the file after the timing.
+ */
+function curlDownload(url: string, requestHeaders: Record<string, string>, file: string) {
+  const script = 'curl -sS -o "$1" -w "%{http_code} %{size_download} %{time_starttransfer} %{time_total}" "${@:2}"; echo; times'
+  const args = ['-c', script, 'bash', file, url, ...Object.entries(requestHeaders).flatMap(([k, v]) => ['-H', `${k}: ${v}`])]
+  return new Promise<{ status: number; firstByteMs: number; bytes: number; lines: number; seconds: number; clientRss: number; clientCpuS: number }>((resolve, reject) => {
+    const child = spawn('bash', args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    child.on('error', reject)
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`curl exited with ${code}`))
+      const [line, , children] = out.trim().split('\n') as [string, string, string]
+      const [status, bytes, firstByte, total] = line.split(' ').map(Number) as [number, number, number, number]
+      // `times`: the shell's user and system time, then its children's (curl's), as 0m1.234s.
+      const seconds = (children.match(/(\d+)m([\d.]+)s/g) ?? []).reduce((sum, t) => {
+        const [, m, sec] = /(\d+)m([\d.]+)s/.exec(t)!
+        return sum + Number(m) * 60 + Number(sec)
+      }, 0)
+      resolve({ status, firstByteMs: firstByte * 1000, bytes, lines: 0, seconds: total, clientRss: 0, clientCpuS: seconds })
+    })
+  })
+}
+
+const countLines = (path: string) => Number(execFileSync('sh', ['-c', 'wc -l < "$0"', path]).toString())
+
 const startRss = process.memoryUsage.rss()
 const results = []
 for (const c of cases) {
@@ -205,12 +247,16 @@ for (const c of cases) {
   const baseline = process.memoryUsage.rss()
   let peak = baseline
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20)
-  // fetch decodes gzip; the counted bytes are the decoded export (zstd's, as sent).
-  const file = c.rows ? join(dir, 'export.out') : undefined
-  const d = await download(`${base}?${c.query}`, { ...headers, 'accept-encoding': c.encoding ?? 'identity' }, file)
+  const cpuBefore = process.cpuUsage()
+  // fetch decodes gzip; the counted bytes are the decoded export (zstd's, and curl's, as sent).
+  const file = c.rows || values.client === 'curl' ? join(dir, 'export.out') : undefined
+  const requestHeaders = { ...headers, 'accept-encoding': c.encoding ?? 'identity' }
+  const d = values.client === 'curl' ? await curlDownload(`${base}?${c.query}`, requestHeaders, file!) : await download(`${base}?${c.query}`, requestHeaders, file)
   clearInterval(sampler)
+  const cpu = process.cpuUsage(cpuBefore)
   if (d.status !== 200) throw new Error(`${c.name}: ${d.status}`)
-  const rows = c.rows ? await c.rows(file!) : c.query.includes('csv') ? d.lines - 1 : d.lines
+  const lines = values.client === 'curl' && !c.rows ? countLines(file!) : d.lines
+  const rows = c.rows ? await c.rows(file!) : c.query.includes('csv') ? lines - 1 : lines
   if (file) rmSync(file)
   if (rows !== count) throw new Error(`${c.name}: ${rows} rows, expected ${count}`)
   const result = {
@@ -224,7 +270,12 @@ for (const c of cases) {
     server_rss_before_mb: Math.round(baseline / MB),
     server_rss_peak_mb: Math.round(peak / MB),
     server_rss_growth_mb: Math.round((peak - baseline) / MB),
-    client_rss_peak_mb: Math.round(d.clientRss / MB),
+    ...(values.client === 'fetch' ? { client_rss_peak_mb: Math.round(d.clientRss / MB) } : {}),
+    // CPU time per row, the server's (chDB included) and the client's: the shared machine's load
+    // stretches wall time far more than it does these.
+    server_cpu_us_per_row: +(((cpu.user + cpu.system) / rows)).toFixed(3),
+    client_cpu_us_per_row: +((d.clientCpuS * 1e6) / rows).toFixed(3),
+    load_1m: +loadavg()[0]!.toFixed(2),
   }
   results.push(result)
   console.log(result)
@@ -234,13 +285,14 @@ const report = {
   date: new Date().toISOString(),
   machine: { cores: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version },
   engine: rt.engine.mode,
+  client: values.client,
   events: count,
   seed_seconds: +seedSeconds.toFixed(1),
   parts,
   rss_after_seed_mb: Math.round(startRss / MB),
   load_average: loadavg().map((l) => +l.toFixed(2)),
   note:
-    'Server RSS includes chDB (in process); the client is a separate node process using fetch. Bytes are the decoded export. ' +
+    `Server RSS includes chDB (in process); the client is ${values.client === 'curl' ? 'curl writing the body to a file (bytes as sent)' : 'a separate node process using fetch (bytes decoded)'}. ` +
     'Parquet and Arrow bodies are written to a file by the client and their rows counted afterwards (DuckDB, apache-arrow). ' +
     'The machine has 2 cores shared with other engineers running tests: see load_average.',
   results,

@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { DateTime } from 'luxon'
 import createClient from 'openapi-fetch'
@@ -9,7 +12,7 @@ import type { paths } from './generated/quarry-api.js'
 import type { EventRow } from './helpers/event-row.ts'
 import { seededRandom } from './helpers/random.ts'
 import { openTestRuntime, testApp, type TestRuntime } from './helpers/runtime.ts'
-import { readArrowStream, readParquet, type ReadBack } from './support/columnar-readers.ts'
+import { readArrowStream, readParquet, readParquetFile, type ReadBack } from './support/columnar-readers.ts'
 
 // Parquet and Arrow exports read back by independent readers (DuckDB, apache-arrow), against the
 // rows this file inserts (expected values in plain TypeScript) and the NDJSON export of the same request.
@@ -232,6 +235,30 @@ describe.each(['parquet', 'arrow'] as const)('format=%s on /export/events', (for
       groups: [],
       properties: {},
     })
+  })
+})
+
+describe('format=parquet: how the file is written', () => {
+  it('compresses every column chunk with zstd, in plain pages without dictionaries', async () => {
+    const { body } = await download(`/export/events?${query({ format: 'parquet' })}`)
+    const dir = mkdtempSync(join(tmpdir(), 'quarry-parquet-meta-'))
+    try {
+      const path = join(dir, 'export.parquet')
+      writeFileSync(path, body)
+      const chunks = await readParquetFile(
+        path,
+        'SELECT DISTINCT compression, encodings, dictionary_page_offset IS NULL AS plain FROM parquet_metadata(t_path) ORDER BY ALL',
+      )
+      // Every column chunk: zstd (the issue asks for compression inside), no dictionary page.
+      expect(chunks.length).toBeGreaterThan(0)
+      for (const chunk of chunks) {
+        expect(chunk.compression).toBe('ZSTD')
+        expect(chunk.plain).toBe(true)
+        expect(String(chunk.encodings)).not.toMatch(/DICTIONARY/)
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -123,6 +123,29 @@ describe('Parquet', () => {
     await joined.return(undefined)
   })
 
+  it('holds the row groups for the footer as their bytes, not as parsed fields', async () => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const [block] = await blocks('Parquet', `${SQL} LIMIT 4000`)
+    // The block's whole footer (schema and its one row group) bounds what its row group costs.
+    const footerLength = new DataView(block!.buffer, block!.byteOffset + block!.length - 8, 4).getUint32(0, true)
+    const BLOCKS = 2000
+    async function* repeated() {
+      for (let i = 0; i < BLOCKS; i++) yield block!
+    }
+    const joined = concatParquet(repeated())
+    gc()
+    const before = process.memoryUsage().heapUsed
+    // The magic, then every block's row group: only the footer is left to write.
+    for (let i = 0; i <= BLOCKS; i++) expect((await joined.next()).done).toBe(false)
+    gc()
+    const grown = process.memoryUsage().heapUsed - before
+    // Parsed, each row group's fields took ten times its bytes and more.
+    expect(grown).toBeLessThan(BLOCKS * footerLength * 2)
+    const rest = await collect(joined)
+    expect(rest.length).toBeGreaterThan(BLOCKS * 8)
+  })
+
   it('refuses blocks of different schemas rather than write a file readers reject', async () => {
     const a = await blocks('Parquet', 'SELECT number AS n FROM numbers(10)')
     const b = await blocks('Parquet', "SELECT toString(number) AS n FROM numbers(10)")

@@ -15,7 +15,11 @@ export interface ThriftMap {
   val: number
   entries: [ThriftValue, ThriftValue][]
 }
-export type ThriftValue = boolean | number | bigint | Uint8Array | ThriftStruct | ThriftList | ThriftMap
+/** A struct already written (its fields and stop byte), as a list item: written again as it is. */
+export interface EncodedStruct {
+  encoded: Uint8Array
+}
+export type ThriftValue = boolean | number | bigint | Uint8Array | ThriftStruct | ThriftList | ThriftMap | EncodedStruct
 export interface ThriftField {
   id: number
   type: number
@@ -177,7 +181,7 @@ export class ThriftWriter {
         return
       }
       case T.STRUCT:
-        return this.struct(v as ThriftStruct)
+        return Array.isArray(v) ? this.struct(v) : this.bytes((v as EncodedStruct).encoded)
       default:
         throw new Error(`thrift: unknown type ${type}`)
     }
