@@ -2,9 +2,9 @@ import { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import { DIMENSIONS, type Dimension } from './dimensions.ts'
 import { UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
-import { compileFilters } from './filters.ts'
+import { compileFilters, UNINDEXED_SETS } from './filters.ts'
 import { bucketExpression, windowPlaceholders, type PageRequest } from './insights.ts'
-import { filtersPages, REVENUE_SET_SETTINGS, type MetricsRequest } from './metrics.ts'
+import { filtersPages, type MetricsRequest } from './metrics.ts'
 import type { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant, type TimeRange } from './time-range.ts'
@@ -131,6 +131,7 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
       live_part: liveSessions ? renderSql('_sealed_breakdown_live', parts) : '',
     }),
     params: params.values,
+    ...(req.filters.length > 0 ? { settings: UNINDEXED_SETS } : {}),
   }
 }
 
@@ -156,7 +157,6 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
   const parts = { bucket, session_filters: sessionFilters, session_views: pages ? 'toUInt64(0)' : 'screen_view_count' }
   const eventFilters = pages ? compileFilters(req.filters, 'pageViews', params, ctx) : ''
   const sealedSessions = +rollup.from > +earliest || +rollup.to < +earlier(req.range.end, build.closedAt)
-  const revenueSet = !pages && sessionFilters !== ''
   return {
     name: 'insights_metrics_sealed',
     sql: renderSql('insights_metrics_sealed', {
@@ -165,10 +165,10 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
       sessions: sealedSessions ? renderSql('_sealed_metrics_sessions', parts) : '',
       live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', parts) : '',
       page_views: pages ? renderSql('_sealed_metrics_page_views', { bucket, view_filters: eventFilters }) : '',
-      revenue_filters: pages ? eventFilters : revenueSet ? revenueFilters(req, build, earliest, params) : '',
+      revenue_filters: pages ? eventFilters : sessionFilters ? revenueFilters(req, build, earliest, params) : '',
     }),
     params: params.values,
-    ...(revenueSet ? { settings: REVENUE_SET_SETTINGS } : {}),
+    ...(req.filters.length > 0 ? { settings: UNINDEXED_SETS } : {}),
   }
 }
 
