@@ -95,6 +95,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     await step('sealed_build_profiles')
     await step('sealed_build_profile_days')
     await step('sealed_build_session_events')
+    await step('sealed_build_session_parts')
     for (const name of PAGE_STEPS) await step(name)
   } catch (err) {
     await drop(version).catch(() => {})
