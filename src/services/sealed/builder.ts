@@ -95,7 +95,10 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     await step('sealed_build_profiles')
     await step('sealed_build_profile_days')
     await step('sealed_build_session_events')
-    await step('sealed_build_session_parts')
+    // The rows per person that sessions do not give (025): events without a session, then mixed sessions' pairs where there are any.
+    await step('sealed_build_session_parts', { sessions: 'empty(session_id)' })
+    const [{ mixed_sessions: mixed } = { mixed_sessions: 0 }] = await runner.rows<{ mixed_sessions: number }>({ name: 'sealed_mixed_count', sql: renderSql('sealed_mixed_count'), params }, read)
+    if (mixed > 0) await step('sealed_build_session_parts', { sessions: renderSql('_sealed_mixed_sessions') })
     for (const name of PAGE_STEPS) await step(name)
   } catch (err) {
     await drop(version).catch(() => {})
