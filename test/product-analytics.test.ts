@@ -262,7 +262,53 @@ describe('funnel and user flow from the sealed history', () => {
   const RECENT = { startDate: '2026-04-13', endDate: '2026-04-15' }
   const ZONES = [p.timezone, 'Asia/Kolkata', 'Europe/Stockholm']
   let rows: EventRow[]
-  const row = (at: number, name: string, session: string, who: string) => ({ ...events.get(PROJECTS.utc.id)![0]!, id: crypto.randomUUID(), project_id: p.id, created_at: toRow(at), name, session_id: session, device_id: who, profile_id: who })
+  const row = (at: number, name: string, session: string, who: string, profile = who) => ({
+    ...events.get(PROJECTS.utc.id)![0]!,
+    id: crypto.randomUUID(),
+    project_id: p.id,
+    created_at: toRow(at),
+    name,
+    session_id: session,
+    device_id: who,
+    profile_id: profile,
+  })
+  const utc = (text: string) => Date.parse(`${text}Z`)
+  /**
+   * People whose person a funnel by profile_id must resolve from more than one session: a session
+   * that identifies itself midway (after an anonymous session of the same device), events without
+   * a session, a device identified only after C and one anonymous after C but identified before,
+   * a device identified as two profiles in the window (the first counts) and one identified only
+   * before the window.
+   */
+  const people = () => {
+    const d = (name: string) => `${p.id}-${name}`
+    return [
+      row(utc('2026-03-05T09:00:00'), 'session_start', d('mix-s1'), d('mix')),
+      row(utc('2026-03-05T09:01:00'), 'signup', d('mix-s1'), d('mix')),
+      row(utc('2026-03-06T09:00:00'), 'session_start', d('mix-s2'), d('mix')),
+      row(utc('2026-03-06T09:02:00'), 'add_to_cart', d('mix-s2'), d('mix'), d('u-mix')),
+      row(utc('2026-03-06T09:03:00'), 'checkout', d('mix-s2'), d('mix'), d('u-mix')),
+      row(utc('2026-03-10T10:00:00'), 'session_start', d('nos-s1'), d('nos')),
+      row(utc('2026-03-10T10:05:00'), 'signup', '', d('nos'), d('u-nos')),
+      row(utc('2026-03-10T10:06:00'), 'add_to_cart', '', d('nos'), d('u-nos')),
+      row(utc('2026-03-10T10:07:00'), 'checkout', '', d('nos')),
+      row(utc('2026-04-14T20:00:00'), 'session_start', d('aft-s1'), d('aft')),
+      row(utc('2026-04-14T20:01:00'), 'signup', d('aft-s1'), d('aft')),
+      row(utc('2026-04-15T11:10:00'), 'screen_view', d('aft-s2'), d('aft'), d('u-aft')),
+      row(utc('2026-04-15T11:12:00'), 'add_to_cart', d('aft-s2'), d('aft'), d('u-aft')),
+      row(utc('2026-04-13T08:00:00'), 'session_start', d('bef-s1'), d('bef'), d('u-bef')),
+      row(utc('2026-04-15T11:15:00'), 'signup', d('bef-s2'), d('bef')),
+      row(utc('2026-04-15T11:16:00'), 'add_to_cart', d('bef-s2'), d('bef')),
+      row(utc('2026-03-12T08:00:00'), 'session_start', d('two-s1'), d('two')),
+      row(utc('2026-03-12T08:30:00'), 'screen_view', d('two-s2'), d('two'), d('u-two-a')),
+      row(utc('2026-03-13T08:00:00'), 'session_start', d('two-s3'), d('two'), d('u-two-b')),
+      row(utc('2026-03-13T08:01:00'), 'signup', d('two-s3'), d('two')),
+      row(utc('2026-03-13T08:02:00'), 'add_to_cart', d('two-s3'), d('two'), d('u-two-b')),
+      row(utc('2026-02-20T08:00:00'), 'screen_view', d('old-s1'), d('old'), d('u-old')),
+      row(utc('2026-03-15T08:00:00'), 'session_start', d('old-s2'), d('old')),
+      row(utc('2026-03-15T08:01:00'), 'signup', d('old-s2'), d('old')),
+    ]
+  }
 
   beforeAll(async () => {
     await createProject(rt.runner, { id: p.id, name: p.id, timezone: p.timezone, organizationId: 'org-pa' })
@@ -276,6 +322,7 @@ describe('funnel and user flow from the sealed history', () => {
       row(c - 5 * 60_000, 'session_start', `${p.id}-across`, `${p.id}-across`),
       row(c + 5 * 60_000, 'signup', `${p.id}-across`, `${p.id}-across`),
       row(c + 5 * 60_000, 'add_to_cart', `${p.id}-across`, `${p.id}-across`),
+      ...people(),
     ]
     await rt.engine.client.insert({ table: 'events', values: rows, format: 'JSONEachRow' })
     const history = sealedHistory()
@@ -308,8 +355,32 @@ describe('funnel and user flow from the sealed history', () => {
     }
     expect(funnelUsers(rows, win(p.timezone, RECENT), STEPS, 24, 'session_id')[3]).toBeGreaterThan(0)
     const filters = [{ name: 'country', operator: 'is', value: ['SE'] }]
-    await both('/insights/{projectId}/funnel', { ...PAST, steps: STEPS, groupBy: 'profile_id' }, false)
+    await both('/insights/{projectId}/funnel', { ...PAST, steps: STEPS, groupBy: 'profile_id', filters }, false)
     await both('/insights/{projectId}/funnel', { ...PAST, steps: STEPS, filters }, false)
+  })
+
+  it('funnels per person equal the matcher and the events: links in and out of the window, across C, mixed sessions, events without a session', async () => {
+    const LONG = { startDate: '2026-03-01', endDate: '2026-04-15' }
+    for (const w of [PAST, RECENT, LONG]) {
+      for (const timezone of ZONES) {
+        for (const [steps, windowHours] of [[STEPS, 24], [['session_start', 'screen_view', 'signup', 'add_to_cart', 'checkout'], 1], [STEPS, 720]] as const) {
+          const query = { ...w, timezone, steps, windowHours, groupBy: 'profile_id' }
+          const data = (await both('/insights/{projectId}/funnel', query, true)) as { steps: { users: number }[] }
+          expect(data.steps.map((s) => s.users), JSON.stringify(query)).toEqual(funnelUsers(rows, win(timezone, w), steps, windowHours, 'profile_id'))
+        }
+        // A step named twice, and a second step named as the first: the events statement is the reference.
+        await both('/insights/{projectId}/funnel', { ...w, timezone, steps: ['session_start', 'signup', 'session_start', 'add_to_cart'], groupBy: 'profile_id' }, true)
+        await both('/insights/{projectId}/funnel', { ...w, timezone, steps: ['signup', 'signup', 'checkout'], groupBy: 'profile_id' }, true)
+      }
+    }
+    // The people above are resolved as the model says: linked across sessions, C, and no session.
+    const person = (w: typeof PAST, name: string) => funnelUsers(rows.filter((e) => e.device_id === `${p.id}-${name}`), win('UTC', w), STEPS, 720, 'profile_id')
+    expect(person(PAST, 'mix')).toEqual([1, 1, 1, 1])
+    expect(person(PAST, 'nos')).toEqual([1, 1, 1, 1])
+    expect(person(PAST, 'two')).toEqual([2, 1, 0, 0])
+    expect(person(PAST, 'old')).toEqual([1, 1, 0, 0])
+    expect(person(RECENT, 'aft')).toEqual([1, 1, 1, 0])
+    expect(person(RECENT, 'bef')).toEqual([1, 1, 1, 0])
   })
 
   it('user flows per session equal the paths and the events in every mode', async () => {
@@ -325,7 +396,7 @@ describe('funnel and user flow from the sealed history', () => {
     expect(flowPaths(rows, win(p.timezone, PAST), 'screen_view', 4).length).toBeGreaterThan(5)
   })
 
-  it('a late event for a sealed session: the statements merge it exactly, the routes read the events', async () => {
+  it('a late event for a sealed session: the statements merge it exactly (per session and per person), the routes read the events; so after a late event before C', async () => {
     const tie = rows.find((e) => e.session_id === `${p.id}-tie`)!
     const late = row(Date.parse('2026-04-15T11:30:00Z'), 'checkout', tie.session_id, tie.device_id)
     await rt.engine.client.insert({ table: 'events', values: [late], format: 'JSONEachRow' })
@@ -339,12 +410,22 @@ describe('funnel and user flow from the sealed history', () => {
       const levels = await rt.runner.rows<{ level: number; units: number }>(sealedFunnel({ ...unit, steps, windowHours: 720 })!(build), { timeoutS: 10 })
       expect(levels).toEqual(await rt.runner.rows(funnelStatement({ ...unit, steps, windowHours: 720 }), { timeoutS: 10 }))
       expect(assembleFunnel(levels, steps).steps.map((s) => s.users)).toEqual(funnelUsers(all, { from: +range.start, to: +range.end, tz: timezone }, steps, 720, 'session_id'))
+      const person = { ...unit, groupBy: 'profile_id' as const, steps, windowHours: 720 }
+      const personLevels = await rt.runner.rows<{ level: number; units: number }>(sealedFunnel(person)!(build), { timeoutS: 10 })
+      expect(personLevels).toEqual(await rt.runner.rows(funnelStatement(person), { timeoutS: 10 }))
+      expect(assembleFunnel(personLevels, steps).steps.map((s) => s.users)).toEqual(funnelUsers(all, { from: +range.start, to: +range.end, tz: timezone }, steps, 720, 'profile_id'))
       const flow = { ...unit, startEvent: 'session_start', mode: 'after' as const, steps: 5, include: [], exclude: [] }
       const sorted = (r: FlowRow[]) => [...r].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
       expect(sorted(await rt.runner.rows<FlowRow>(sealedFlow(flow)!(build), { timeoutS: 10 }))).toEqual(sorted(await rt.runner.rows<FlowRow>(flowStatement(flow), { timeoutS: 10 })))
     }
     // The build no longer holds (a sealed session goes on after C): the routes answer from the events.
     await both('/insights/{projectId}/funnel', { startDate: '2026-04-01', endDate: '2026-04-15', steps }, false)
+    // A late event before C, of a device anonymous until after C: the routes read the events, and agree with the model.
+    const early = row(Date.parse('2026-04-15T10:30:00Z'), 'checkout', `${p.id}-aft-s1`, `${p.id}-aft`)
+    await rt.engine.client.insert({ table: 'events', values: [early], format: 'JSONEachRow' })
+    const query = { startDate: '2026-04-13', endDate: '2026-04-15', steps: ['session_start', 'signup', 'checkout'], groupBy: 'profile_id' }
+    const data = (await both('/insights/{projectId}/funnel', query, false)) as { steps: { users: number }[] }
+    expect(data.steps.map((s) => s.users)).toEqual(funnelUsers([...all, early], win(p.timezone, query), query.steps, 24, 'profile_id'))
   })
 })
 

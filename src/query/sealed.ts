@@ -209,9 +209,11 @@ export interface SealedLatestRow {
  * so that builds made before it answer nothing and are replaced. 1: the hourly event rollups; 2: the
  * hourly identified profiles (020, product analytics); 3: each session's events as arrays (021,
  * funnels and the user flow), and every profile and the identified ones by hour and UTC day (022,
- * retention, cohorts, engagement and active users); 4: the page tables (023, /pages).
+ * retention, cohorts, engagement and active users); 4: the page tables (023, /pages); 5: whose
+ * events each row of session arrays holds, and rows per person where sessions do not tell (025,
+ * funnels by person).
  */
-export const SEALED_FORMAT = 4
+export const SEALED_FORMAT = 5
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',

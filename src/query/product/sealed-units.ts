@@ -8,13 +8,13 @@ import { flowPlaceholders, type FlowRequest } from './user-flow.ts'
 import type { UnitRequest } from './window.ts'
 
 /**
- * Funnels and the user flow per session from the sessions' event arrays of the sealed history
+ * Funnels and the user flow from the sessions' event arrays of the sealed history
  * (sql/schema/021_product_sessions.sql): the same rows as their statements over the events, for
- * any window, merged with the events after C. Not for filters (the arrays hold no attributes) nor
- * per person (a person is known from the window's events only): those read the events. Each
- * function answers undefined for a request it cannot answer, else the statement for a build.
+ * any window, merged with the events after C. Not for filters (the arrays hold no attributes);
+ * funnels by person from the rows' devices and profiles (025), the user flow per session only.
+ * Each function answers undefined for a request it cannot answer, else the statement for a build.
  */
-const sealedAnswers = (req: UnitRequest) => req.groupBy === 'session_id' && req.filters.length === 0
+const sealedAnswers = (req: UnitRequest, groupBys: readonly UnitRequest['groupBy'][]) => groupBys.includes(req.groupBy) && req.filters.length === 0
 
 function unitPlaceholders(req: UnitRequest, build: SealedBuild) {
   const { params } = windowPlaceholders(req.projectId, req.range)
@@ -28,7 +28,7 @@ function unitPlaceholders(req: UnitRequest, build: SealedBuild) {
 }
 
 export function sealedFunnel(req: FunnelRequest): FromBuild {
-  if (!sealedAnswers(req)) return undefined
+  if (!sealedAnswers(req, ['session_id', 'profile_id'])) return undefined
   return (build) => {
     const params = unitPlaceholders(req, build)
     const window = funnelWindow(req.windowHours)
@@ -43,6 +43,10 @@ export function sealedFunnel(req: FunnelRequest): FromBuild {
       numbers: names.map(number),
       second: number(req.steps[1]!),
     })
+    if (req.groupBy === 'profile_id') {
+      const conditions = req.steps.map((step) => `arrayMap(x -> x % 16 = ${15 - number(step)}, xs)`).join(', ')
+      return { name: 'insights_funnel_people_sealed', sql: renderSql('insights_funnel_people_sealed', { conditions }), params: params.values }
+    }
     return {
       name: 'insights_funnel_sealed',
       sql: renderSql('insights_funnel_sealed', {
@@ -56,7 +60,7 @@ export function sealedFunnel(req: FunnelRequest): FromBuild {
 }
 
 export function sealedFlow(req: FlowRequest): FromBuild {
-  if (!sealedAnswers(req)) return undefined
+  if (!sealedAnswers(req, ['session_id'])) return undefined
   return (build) => {
     const params = unitPlaceholders(req, build)
     return { name: 'insights_user_flow_sealed', sql: renderSql('insights_user_flow_sealed', flowPlaceholders(req, params, 'name')), params: params.values }

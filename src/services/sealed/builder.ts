@@ -52,7 +52,8 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
  * Seals one project's history before C: numbers its new visitors (each session's, then every
  * event's profile), writes its sessions (those that go on after C as `held` parts), then each
  * dimension's daily rollup, their 8-day blocks, the hourly totals, the hourly event rollups and the
- * hourly and daily sets of profiles (product analytics), and the page tables (/pages). Kept
+ * hourly and daily sets of profiles and the sessions' event arrays with their rows per person
+ * (product analytics), and the page tables (/pages). Kept
  * only if no insert reached before C while it read, then registered; the builds before the one it
  * replaces are dropped. Returns how long it took, or undefined when the build was not kept.
  */
@@ -95,6 +96,10 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     await step('sealed_build_profiles')
     await step('sealed_build_profile_days')
     await step('sealed_build_session_events')
+    // The rows per person that sessions do not give (025): events without a session, then mixed sessions' pairs where there are any.
+    await step('sealed_build_session_parts', { sessions: 'empty(session_id)' })
+    const [mixed] = await runner.rows<{ mixed_sessions: number }>({ name: 'sealed_mixed_count', sql: renderSql('sealed_mixed_count'), params }, read)
+    if (mixed!.mixed_sessions > 0) await step('sealed_build_session_parts', { sessions: renderSql('_sealed_mixed_sessions') })
     for (const name of PAGE_STEPS) await step(name)
   } catch (err) {
     await drop(version).catch(() => {})
