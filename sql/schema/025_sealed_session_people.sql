@@ -1,4 +1,4 @@
--- Funnels by person (groupBy=profile_id) on the sealed history (src/query/product/sealed-people.ts):
+-- Funnels by person (groupBy=profile_id) on the sealed history (src/query/product/sealed-units.ts, sql/queries/insights_funnel_people_sealed.sql):
 -- each row of sealed_session_events also says whose events it holds, so that a request groups the
 -- window's rows by person instead of the window's events (L, 30 days: 2.4 s over the events, most
 -- of it grouping 5M events by person and the person links). `device_key` and `profile_key` are
