@@ -217,11 +217,3 @@ export function compileFilters(filters: readonly Filter[], scope: FilterScope, p
   }
   return parts.map((p) => ` AND ${p}`).join('')
 }
-
-/**
- * Settings for a sealed statement, whose `IN (SELECT …)` sets test columns that no primary key of
- * the tables it reads holds (session ids on events, any column of the sealed tables): preparing
- * such a set for the index only costs. L, 30d, a country filter: /metrics' revenue set 6.0 s of CPU
- * against 1.2 without; a breakdown with a `path` filter 4.5 s against 3.1 (load 6).
- */
-export const UNINDEXED_SETS = { use_index_for_in_with_subqueries: 0 } as const
