@@ -1,7 +1,7 @@
 import type { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import type { Dimension } from './dimensions.ts'
-import { compileFilters, type Filter } from './filters.ts'
+import { compileFilters, UNINDEXED_SETS, type Filter } from './filters.ts'
 import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant, type Interval, type TimeRange } from './time-range.ts'
@@ -84,6 +84,6 @@ export function pagesStatement(req: PageRequest): Statement {
       session_filters: compileFilters(req.filters, 'sessions', params, ctx),
     }),
     params: params.values,
-    settings: { join_use_nulls: 1 },
+    settings: { join_use_nulls: 1, ...(req.filters.length > 0 ? UNINDEXED_SETS : {}) },
   }
 }

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import { DIMENSIONS, type Dimension } from './dimensions.ts'
 import { UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
-import { compileFilters } from './filters.ts'
+import { compileFilters, UNINDEXED_SETS } from './filters.ts'
 import { bucketExpression, windowPlaceholders, type PageRequest } from './insights.ts'
 import { filtersPages, type MetricsRequest } from './metrics.ts'
 import type { SqlParams } from './sql-params.ts'
@@ -90,14 +90,6 @@ function sealedPlaceholders(projectId: string, range: TimeRange, build: SealedBu
 }
 
 export const ceilTo = (t: DateTime, unit: number) => DateTime.fromMillis(Math.ceil(t.toMillis() / unit) * unit, { zone: 'UTC' })
-
-/**
- * Settings for a sealed statement, whose `IN (SELECT …)` sets test columns that no primary key of
- * the tables it reads holds (session ids on events, any column of the sealed tables): preparing
- * such a set for the index only costs. L, 30d, a country filter: /metrics' revenue set 6.0 s of CPU
- * against 1.2 without; a breakdown with a `path` filter 4.5 s against 3.1 (load 6).
- */
-const UNINDEXED_SETS = { use_index_for_in_with_subqueries: 0 } as const
 
 /**
  * A breakdown from the sealed history. Whole UTC days before C come from the rollups (whole 8-day
