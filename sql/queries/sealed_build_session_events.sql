@@ -3,8 +3,7 @@
 -- and profile keys, `mixed` where a session has several pairs, cityHash64 of each telling them
 -- apart); `linked` for sessions with an anonymous event of a device that identified itself before C.
 INSERT INTO sealed_session_events (project_id, version, created_at, ended_at, session_key, times, names, device_key, profile_key, mixed, linked)
-SELECT {project:String}, {version:UInt64}, min(created_at), max(created_at), reinterpretAsUInt128(sipHash128(session_id)),
-  arrayMap(x -> x.1, arraySort(groupArray((toUInt64(toUnixTimestamp64Milli(created_at)), name))) AS events), arrayMap(x -> x.2, events),
+SELECT {project:String}, {version:UInt64}, {{> session_event_arrays}},
   if(any(device_id) AS row_device = '', toUInt128(0), reinterpretAsUInt128(sipHash128(row_device))),
   if(any(profile_id) AS row_profile = '', toUInt128(0), reinterpretAsUInt128(sipHash128(row_profile))),
   min(cityHash64(device_id, profile_id)) != max(cityHash64(device_id, profile_id)),

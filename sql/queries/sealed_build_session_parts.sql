@@ -5,8 +5,7 @@
 -- without a session (`sessions`: `empty(session_id)`, which reads the ids' lengths alone) and, where
 -- there are mixed rows, once for their sessions (reading every event's id: 6-9 s on L at load 7-8).
 INSERT INTO sealed_session_events (project_id, version, created_at, ended_at, session_key, times, names, device_key, profile_key, part, linked)
-SELECT {project:String}, {version:UInt64}, min(created_at), max(created_at), reinterpretAsUInt128(sipHash128(session_id)),
-  arrayMap(x -> x.1, arraySort(groupArray((toUInt64(toUnixTimestamp64Milli(created_at)), name))) AS events), arrayMap(x -> x.2, events),
+SELECT {project:String}, {version:UInt64}, {{> session_event_arrays}},
   if(device_id AS row_device = '', toUInt128(0), reinterpretAsUInt128(sipHash128(row_device))),
   if(profile_id AS row_profile = '', toUInt128(0), reinterpretAsUInt128(sipHash128(row_profile))),
   true,
