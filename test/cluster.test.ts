@@ -103,6 +103,7 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
   sealed_page_views: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_page_days: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_page_keys: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_event_postings: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_builds: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_live: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_live_pages: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
@@ -133,8 +134,8 @@ describe('cluster DDL', () => {
     const altered = singleNode()
       .flatMap((statement) => clusterStatements(statement, TARGET))
       .flatMap((sql) => /^ALTER TABLE (\w+) ON CLUSTER /.exec(sql)?.[1] ?? [])
-    // 019 adds a column: to the sharded tables' locals and their Distributed tables both; 023 two to sealed_builds; 025 columns to sealed_session_events.
-    expect(altered).toEqual(['events_local', 'events_local', 'events_local', 'sealed_builds', 'events_local', 'events', 'profiles', 'sessions_local', 'sessions', 'sealed_builds', 'sealed_builds', 'sealed_session_events'])
+    // 019 adds a column: to the sharded tables' locals and their Distributed tables both; 023 two to sealed_builds; 025 columns to sealed_session_events; 027 one to sealed_sessions.
+    expect(altered).toEqual(['events_local', 'events_local', 'events_local', 'sealed_builds', 'events_local', 'events', 'profiles', 'sessions_local', 'sessions', 'sealed_builds', 'sealed_builds', 'sealed_session_events', 'sealed_sessions'])
   })
 
   it('gives every MergeTree table its replicated engine, Keeper path and replica macro, keeping its own arguments', async () => {

@@ -86,6 +86,9 @@ const FILTERS: Filter[][] = [
   [{ name: 'country', operator: 'is', value: ['US', 'SE'] }],
   [{ name: 'path', operator: 'contains', value: ['/'] }],
   [{ name: 'browser', operator: 'isNot', value: ['Chrome'] }],
+  // Event filters the build's postings answer (name, path), with a session filter and one they don't.
+  [{ name: 'name', operator: 'is', value: ['revenue'] }, { name: 'country', operator: 'isNot', value: ['DE'] }],
+  [{ name: 'path', operator: 'startsWith', value: ['/sx', '/pricing'] }, { name: 'properties.plan', operator: 'isNotNull', value: [] }],
 ]
 
 interface Case {
@@ -230,6 +233,29 @@ describe('/metrics from the sealed history', () => {
     const res = await get(U, 'metrics', { startDate: '2026-04-14T20:00:00Z', endDate: '2026-04-14T22:59:59.999Z', filters, interval: 'hour' })
     expect(res.sealedUntil).toBe(C)
     expect(res.body.metrics.total_revenue).toBe(model().metricValues(U, w, filters).total_revenue)
+  })
+})
+
+describe('event filters on the sealed history', () => {
+  const query = { startDate: '2026-03-02T10:00:00Z', endDate: '2026-04-14T22:00:00Z' }
+  // A request that only explains itself plans with what earlier requests checked: one runs first.
+  const explained = async (filters: Filter[]) => {
+    expect((await get(U, 'country', { ...query, filters })).sealedUntil).toBe(C)
+    return (await h.get(U, 'country', { ...query, filters, explain: 'sql' })).body.sql.at(-1) as string
+  }
+
+  it("read the build's postings for the sealed sessions, and the events only from the held sessions' start on", async () => {
+    const sql = await explained([{ name: 'path', operator: 'contains', value: ['/'] }])
+    expect(sql).toContain('FROM sealed_event_postings')
+    const scans = [...sql.matchAll(/FROM events WHERE .*? AND created_at >= (.*?) AND/g)].map((m) => m[1])
+    expect(scans.length).toBeGreaterThan(0)
+    for (const from of scans) expect(from).toMatch(/^greatest\(.*\{held_from:/)
+  })
+
+  it('scan the events from the window\'s start where the postings hold no such column', async () => {
+    const sql = await explained([{ name: 'properties.plan', operator: 'isNotNull', value: [] }])
+    expect(sql).not.toContain('sealed_event_postings')
+    expect(sql).toMatch(/FROM events WHERE .*? AND created_at >= \{earliest:/)
   })
 })
 

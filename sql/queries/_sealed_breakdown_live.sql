@@ -4,5 +4,5 @@
     sum(screen_view_count), sum(revenue), groupBitmapStateIf(vno, vno != 0), groupArrayIf(profile_key, vno = 0)
   FROM live
   WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-    {{session_filters}}
+    {{live_filters}}
   GROUP BY 1, 2

@@ -5,5 +5,5 @@
     groupBitmapStateIf(vno, vno != 0), groupArrayIf(profile_key, vno = 0)
   FROM live
   WHERE created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-    {{session_filters}}
+    {{live_filters}}
   GROUP BY period, bucket

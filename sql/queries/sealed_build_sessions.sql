@@ -1,9 +1,12 @@
 -- A build's sessions, with their visitor's number: those whose every event came before C, as the
 -- sessions table has them; then those that had events on both sides of C when the build read, as
 -- their events before C make them, marked `held` (requests add their events from C on). One
--- statement, so that the table takes one part and needs no compaction.
+-- statement, so that the table takes one part and needs no compaction; and so that `sno` numbers
+-- every session of the build once, 1 to n in the order rows come (sealed_event_postings' sets).
 INSERT INTO sealed_sessions (project_id, version, created_at, ended_at, id, session_key, profile_key, vno, held,
-  screen_view_count, event_count, revenue, entry_at, entry_origin, entry_path, exit_at, exit_origin, exit_path, {{attribute_names}})
+  screen_view_count, event_count, revenue, entry_at, entry_origin, entry_path, exit_at, exit_origin, exit_path, {{attribute_names}}, sno)
+SELECT *, toUInt32(rowNumberInAllBlocks() + 1)
+FROM (
 SELECT {project:String}, {version:UInt64}, s.created_at, s.ended_at, s.id, reinterpretAsUInt128(sipHash128(s.id)), s.profile_key,
   v.vno, false, s.screen_view_count, s.event_count, s.revenue,
   tupleElement(s.entry, 'at'), s.entry_origin, s.entry_path, tupleElement(s.exit, 'at'), s.exit_origin, s.exit_path, {{attribute_names}}
@@ -40,3 +43,4 @@ FROM (
 INNER JOIN (
   SELECT profile_key, min(vno) AS vno FROM sealed_visitors WHERE project_id = {project:String} GROUP BY profile_key
 ) AS v USING (profile_key)
+)

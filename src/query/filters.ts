@@ -53,6 +53,11 @@ export interface FilterContext {
   project: string
   from: string
   to: string
+  /**
+   * The sessions with a matching event another way than the events' scan from `from`: the condition
+   * for an event filter's predicate on a plain event column, or undefined where it has none.
+   */
+  eventSessions?: (predicate: string, column: string) => string | undefined
 }
 
 interface Operand {
@@ -62,6 +67,8 @@ interface Operand {
   wrap?: (sql: string, project: string) => string
   /** `profile`: compared on the profiles row of the event's or session's profile_id. */
   level: 'session' | 'event' | 'profile'
+  /** The event column `expr` is, when it is one as it stands. */
+  column?: string
 }
 
 const FLOAT32_COLUMNS = new Set(eventColumnNames((c) => c.float32))
@@ -86,7 +93,7 @@ function resolve(name: string, scope: FilterScope, params: SqlParams): Operand |
   }
   if (!column) return undefined
   const kind = FLOAT32_COLUMNS.has(column.column) ? 'float32' : column.kind
-  return { expr: column.column, kind, level: 'event' }
+  return { expr: column.column, kind, level: 'event', column: column.column }
 }
 
 const isNumeric = (v: string | number | boolean | null) => typeof v === 'number' || (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)))
@@ -175,7 +182,7 @@ export function compileFilters(filters: readonly Filter[], scope: FilterScope, p
   const issues: ErrorDetail[] = []
   const direct: string[] = []
   const sessionLevel: string[] = []
-  const eventLevel: string[] = []
+  const eventLevel: { sql: string; column?: string }[] = []
   filters.forEach((f, i) => {
     const path = `filters.${i}`
     const needsValues = f.operator !== 'isNull' && f.operator !== 'isNotNull'
@@ -183,7 +190,7 @@ export function compileFilters(filters: readonly Filter[], scope: FilterScope, p
     if (needsValues && f.value.length === 0) return
     if (f.name === HAS_PROFILE) {
       const sql = hasProfilePredicate(f.operator, f.value, path, issues)
-      if (sql !== undefined) (scope === 'sessions' ? eventLevel : direct).push(sql)
+      if (sql !== undefined) (scope === 'sessions' ? eventLevel.push({ sql }) : direct.push(sql))
       return
     }
     const operand = resolve(f.name, scope, params)
@@ -195,8 +202,11 @@ export function compileFilters(filters: readonly Filter[], scope: FilterScope, p
     if (matched === undefined) return
     const sql = operand.wrap ? operand.wrap(matched, ctx.project) : matched
     // On sessions a profile filter is an event attribute: the sessions with an event of a matching profile.
-    if (operand.level === 'profile') (scope === 'sessions' ? eventLevel : direct).push(profileCondition(sql, ctx.project))
-    else if (scope === 'sessions' && operand.level === 'event') eventLevel.push(sql)
+    if (operand.level === 'profile') {
+      const condition = profileCondition(sql, ctx.project)
+      if (scope === 'sessions') eventLevel.push({ sql: condition })
+      else direct.push(condition)
+    } else if (scope === 'sessions' && operand.level === 'event') eventLevel.push({ sql, ...(operand.column ? { column: operand.column } : {}) })
     else if (scope === 'pageViews' && operand.level === 'session') sessionLevel.push(sql)
     else direct.push(sql)
   })
@@ -204,9 +214,10 @@ export function compileFilters(filters: readonly Filter[], scope: FilterScope, p
 
   const parts = direct.map((sql) => `(${sql})`)
   // Each event filter keeps the sessions with at least one matching event of their own.
-  for (const sql of eventLevel) {
+  for (const { sql, column } of eventLevel) {
     parts.push(
-      `id IN (SELECT session_id FROM events WHERE project_id = ${ctx.project} AND created_at >= ${ctx.from} AND (${sql}))`,
+      (column && ctx.eventSessions?.(sql, column)) ??
+        `id IN (SELECT session_id FROM events WHERE project_id = ${ctx.project} AND created_at >= ${ctx.from} AND (${sql}))`,
     )
   }
   if (sessionLevel.length > 0) {

@@ -3,9 +3,9 @@ import type { Statement } from '../clickhouse/run.ts'
 import { DIMENSIONS, type Dimension } from './dimensions.ts'
 import { UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
 import { compileFilters, UNINDEXED_SETS } from './filters.ts'
+import { sealedRevenueFilters, sealedSessionFilters } from './sealed-filters.ts'
 import { bucketExpression, windowPlaceholders, type PageRequest } from './insights.ts'
 import { filtersPages, type MetricsRequest } from './metrics.ts'
-import type { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant, type TimeRange } from './time-range.ts'
 
@@ -113,11 +113,12 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
     limit: req.limit,
     offset: req.offset,
   })
-  const sessionFilters = compileFilters(req.filters, 'sessions', params, ctx)
+  const filters = sealedSessionFilters(req.filters, params, ctx)
   const parts = {
     column: dimension.column,
     prefix_column: dimension.prefix ?? "''",
-    session_filters: sessionFilters,
+    session_filters: filters.sealed,
+    live_filters: filters.live,
   }
   const sealedSessions = +rollup.from > +req.range.start || +rollup.to < +earlier(req.range.end, build.closedAt)
   const liveSessions = req.range.end > build.heldFrom
@@ -151,10 +152,10 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
     : { from: earliest, to: earliest }
   const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup)
   const tz = params.add(req.range.timezone, 'String')
-  const sessionFilters = compileFilters(req.filters, 'sessions', params, ctx)
+  const filters = sealedSessionFilters(req.filters, params, ctx)
   const pages = filtersPages(req.filters)
   const bucket = bucketExpression(req.interval, tz)
-  const parts = { bucket, session_filters: sessionFilters, session_views: pages ? 'toUInt64(0)' : 'screen_view_count' }
+  const parts = { bucket, session_filters: filters.sealed, live_filters: filters.live, session_views: pages ? 'toUInt64(0)' : 'screen_view_count' }
   const eventFilters = pages ? compileFilters(req.filters, 'pageViews', params, ctx) : ''
   const sealedSessions = +rollup.from > +earliest || +rollup.to < +earlier(req.range.end, build.closedAt)
   return {
@@ -165,28 +166,11 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
       sessions: sealedSessions ? renderSql('_sealed_metrics_sessions', parts) : '',
       live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', parts) : '',
       page_views: pages ? renderSql('_sealed_metrics_page_views', { bucket, view_filters: eventFilters }) : '',
-      revenue_filters: pages ? eventFilters : sessionFilters ? revenueFilters(req, build, earliest, params) : '',
+      revenue_filters: pages ? eventFilters : filters.sealed ? sealedRevenueFilters(req.filters, build, earliest, params) : '',
     }),
     params: params.values,
     ...(req.filters.length > 0 ? { settings: UNINDEXED_SETS } : {}),
   }
-}
-
-/**
- * The sessions whose revenue events a filtered /metrics counts: sealed ones that may overlap the
- * window, live ones, each passing the filters (event filters looked for from the earliest start).
- * Only sessions with revenue can add any, and they are few (L, 30d, one country: 29k of 588k), so
- * the set is small.
- */
-function revenueFilters(req: MetricsRequest, build: SealedBuild, earliest: DateTime, params: SqlParams): string {
-  const overlapFrom = earlier(earliest.minus({ milliseconds: build.longestMs }), build.heldFrom)
-  const from = params.add(clickhouseInstant(overlapFrom), "DateTime64(3, 'UTC')")
-  const ctx = { project: '{project:String}', from, to: `{to:DateTime64(3, 'UTC')}` }
-  const filters = compileFilters(req.filters, 'sessions', params, ctx)
-  return (
-    ` AND session_id IN (SELECT id FROM sealed_sessions WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT held AND revenue > 0` +
-    ` AND created_at >= ${from} AND created_at < {to:DateTime64(3, 'UTC')}${filters} UNION ALL SELECT id FROM live WHERE revenue > 0${filters})`
-  )
 }
 
 const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
@@ -211,9 +195,10 @@ export interface SealedLatestRow {
  * funnels and the user flow), and every profile and the identified ones by hour and UTC day (022,
  * retention, cohorts, engagement and active users); 4: the page tables (023, /pages); 5: whose
  * events each row of session arrays holds, and rows per person where sessions do not tell (025,
- * funnels by person).
+ * funnels by person); 6: each session's number, and the sessions of each day's distinct event names, origins
+ * and paths (027, event filters).
  */
-export const SEALED_FORMAT = 5
+export const SEALED_FORMAT = 6
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',

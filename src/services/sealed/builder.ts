@@ -4,6 +4,7 @@ import type { QueryRunner, Statement } from '../../clickhouse/run.ts'
 import { DIMENSIONS } from '../../query/dimensions.ts'
 import { eventInsertsStatement } from '../../query/event-inserts.ts'
 import { attributeFragments, SEALED_FORMAT } from '../../query/sealed.ts'
+import { postingsFragments } from '../../query/sealed-filters.ts'
 import { renderSql } from '../../query/sql-templates.ts'
 import { clickhouseInstant } from '../../query/time-range.ts'
 
@@ -35,6 +36,7 @@ const COMPACTED_TABLES = [
   'sealed_page_views',
   'sealed_page_days',
   'sealed_page_keys',
+  'sealed_event_postings',
 ] as const
 /** Every table with rows of a build: those, the snapshots requests write, and the build's row. */
 const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_builds'] as const
@@ -50,12 +52,13 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 
 /**
  * Seals one project's history before C: numbers its new visitors (each session's, then every
- * event's profile), writes its sessions (those that go on after C as `held` parts), then each
- * dimension's daily rollup, their 8-day blocks, the hourly totals, the hourly event rollups and the
- * hourly and daily sets of profiles and the sessions' event arrays with their rows per person
- * (product analytics), and the page tables (/pages). Kept
- * only if no insert reached before C while it read, then registered; the builds before the one it
- * replaces are dropped. Returns how long it took, or undefined when the build was not kept.
+ * event's profile), writes its sessions (those that go on after C as `held` parts) and the sessions
+ * of each day's event names, origins and paths (event filters), then each dimension's daily rollup,
+ * their 8-day blocks, the hourly totals, the hourly event rollups and the hourly and daily sets of
+ * profiles and the sessions' event arrays with their rows per person (product analytics), and the
+ * page tables (/pages). Kept only if no insert reached before C while it read, then registered; the
+ * builds before the one it replaces are dropped. Returns how long it took, or undefined when the
+ * build was not kept.
  */
 export async function sealProject(projectId: string, o: SealOptions): Promise<number | undefined> {
   const { runner, logger } = o
@@ -87,6 +90,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     await step('sealed_build_visitors')
     await step('sealed_build_event_visitors')
     await step('sealed_build_sessions')
+    await step('sealed_build_event_postings', postingsFragments)
     for (const d of DIMENSIONS) {
       await step('sealed_build_rollup', { column: d.column, prefix: d.prefix ?? "''" }, { dimension: d.name })
     }

@@ -1,0 +1,54 @@
+import type { DateTime } from 'luxon'
+import { compileFilters, type Filter, type FilterContext } from './filters.ts'
+import type { SqlParams } from './sql-params.ts'
+import { clickhouseInstant } from './time-range.ts'
+
+/** The event columns whose distinct values sealed_event_postings holds (sql/schema/027_sealed_event_postings.sql). */
+export const POSTED_COLUMNS = ['name', 'origin', 'path'] as const
+const POSTED: ReadonlySet<string> = new Set(POSTED_COLUMNS)
+
+/** The slot the build's postings statement takes (sql/queries/sealed_build_event_postings.sql). */
+export const postingsFragments = { posted_columns: POSTED_COLUMNS.join(', ') }
+
+/** What the filters of a sealed statement need of its build. */
+interface Build {
+  heldFrom: DateTime
+  longestMs: number
+}
+
+/**
+ * A sealed statement's session filters, once for the sealed sessions and once for the live ones.
+ * On sealed sessions, an event filter on a posted column is the union of the build's postings from
+ * the UTC day of `ctx.from` on: the sessions it filters began at `ctx.from` or later, so every event
+ * of theirs is there, whatever its day. Live sessions began at the build's `heldFrom` or later, so
+ * the events' scan for them starts there, not at the window's start. Other event filters scan the
+ * events as without the sealed history.
+ */
+export function sealedSessionFilters(filters: readonly Filter[], params: SqlParams, ctx: FilterContext): { sealed: string; live: string } {
+  const sealed = compileFilters(filters, 'sessions', params, {
+    ...ctx,
+    eventSessions: (predicate, column) =>
+      POSTED.has(column)
+        ? `bitmapContains((SELECT groupBitmapMergeState(sessions) FROM sealed_event_postings WHERE project_id = {project:String}` +
+          ` AND version = {version:UInt64} AND day >= toDate(${ctx.from}) AND (${predicate})), sno)`
+        : undefined,
+  })
+  const live = compileFilters(filters, 'sessions', params, { ...ctx, from: `greatest(${ctx.from}, {held_from:DateTime64(3, 'UTC')})` })
+  return { sealed, live }
+}
+
+/**
+ * The condition on a filtered /metrics' revenue events: their session is a sealed one that may
+ * overlap the window or a live one, passing the filters (event filters looked for from the
+ * earliest start such a session may have). Only sessions with revenue can add any, and they are
+ * few (L, 30d, one country: 29k of 588k), so the set is small.
+ */
+export function sealedRevenueFilters(filters: readonly Filter[], build: Build, earliest: DateTime, params: SqlParams): string {
+  const overlapFrom = earliest.minus({ milliseconds: build.longestMs })
+  const from = params.add(clickhouseInstant(overlapFrom < build.heldFrom ? overlapFrom : build.heldFrom), "DateTime64(3, 'UTC')")
+  const passing = sealedSessionFilters(filters, params, { project: '{project:String}', from, to: `{to:DateTime64(3, 'UTC')}` })
+  return (
+    ` AND session_id IN (SELECT id FROM sealed_sessions WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT held AND revenue > 0` +
+    ` AND created_at >= ${from} AND created_at < {to:DateTime64(3, 'UTC')}${passing.sealed} UNION ALL SELECT id FROM live WHERE revenue > 0${passing.live})`
+  )
+}
