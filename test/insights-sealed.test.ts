@@ -252,6 +252,23 @@ describe('event filters on the sealed history', () => {
     for (const from of scans) expect(from).toMatch(/^greatest\(.*\{held_from:/)
   })
 
+  it("rest on the build's session numbers: 1 to n over the sessions before C, a UTC day's a run after the day before's", async () => {
+    const rows = await h.rt.runner.rows<{ id: string; sno: number; created_at: string }>(
+      {
+        name: 'numbers',
+        sql: `SELECT id, sno, toString(created_at) AS created_at FROM sealed_sessions
+          WHERE project_id = {p:String} AND version = (SELECT max(version) FROM sealed_builds WHERE project_id = {p:String}) ORDER BY sno`,
+        params: { p: U },
+      },
+      { timeoutS: 10 },
+    )
+    const sessions = new Set(events.filter((e) => e.project_id === U && e.session_id !== '' && ms(e) < C).map((e) => e.session_id))
+    expect(new Set(rows.map((r) => r.id))).toEqual(sessions)
+    expect(rows.map((r) => r.sno)).toEqual(rows.map((_, i) => i + 1))
+    const days = rows.map((r) => r.created_at.slice(0, 10))
+    expect(days).toEqual([...days].sort())
+  })
+
   it('scan the events from the window\'s start where the postings hold no such column', async () => {
     const sql = await explained([{ name: 'properties.plan', operator: 'isNotNull', value: [] }])
     expect(sql).not.toContain('sealed_event_postings')
