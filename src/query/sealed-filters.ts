@@ -1,4 +1,5 @@
 import type { DateTime } from 'luxon'
+import { findEventColumn } from './event-columns.ts'
 import { compileFilters, type Filter, type FilterContext } from './filters.ts'
 import type { SqlParams } from './sql-params.ts'
 import { clickhouseInstant } from './time-range.ts'
@@ -9,6 +10,11 @@ const POSTED: ReadonlySet<string> = new Set(POSTED_COLUMNS)
 
 /** The slot the build's postings statement takes (sql/queries/sealed_build_event_postings.sql). */
 export const postingsFragments = { posted_columns: POSTED_COLUMNS.join(', ') }
+
+/** The union of a build's postings that match an event predicate, from the UTC day of `from` on. */
+const postings = (predicate: string, from: string) =>
+  `(SELECT groupBitmapMergeState(sessions) FROM sealed_event_postings WHERE project_id = {project:String}` +
+  ` AND version = {version:UInt64} AND day >= toDate(${from}) AND (${predicate}))`
 
 /** What the filters of a sealed statement need of its build. */
 interface Build {
@@ -27,11 +33,7 @@ interface Build {
 export function sealedSessionFilters(filters: readonly Filter[], params: SqlParams, ctx: FilterContext): { sealed: string; live: string } {
   const sealed = compileFilters(filters, 'sessions', params, {
     ...ctx,
-    eventSessions: (predicate, column) =>
-      POSTED.has(column)
-        ? `bitmapContains((SELECT groupBitmapMergeState(sessions) FROM sealed_event_postings WHERE project_id = {project:String}` +
-          ` AND version = {version:UInt64} AND day >= toDate(${ctx.from}) AND (${predicate})), sno)`
-        : undefined,
+    eventSessions: (predicate, column) => (POSTED.has(column) ? `bitmapContains(${postings(predicate, ctx.from)}, sno)` : undefined),
   })
   const live = compileFilters(filters, 'sessions', params, { ...ctx, from: `greatest(${ctx.from}, {held_from:DateTime64(3, 'UTC')})` })
   return { sealed, live }
@@ -52,3 +54,13 @@ export function sealedRevenueFilters(filters: readonly Filter[], build: Build, e
     ` AND created_at >= ${from} AND created_at < {to:DateTime64(3, 'UTC')}${passing.sealed} UNION ALL SELECT id FROM live WHERE revenue > 0${passing.live})`
   )
 }
+
+/** The columns of sealed_page_views (and of the views /pages adds after C) a filter can match a view on. */
+const VIEW_COLUMNS: ReadonlySet<string> = new Set(['origin', 'path'])
+
+/**
+ * Whether the sealed page tables can answer /pages with these filters: each on a view's own origin
+ * or path. The views match themselves; a session entering on a page that passes has an event that
+ * passes (its entry), so the entries need no filter.
+ */
+export const viewFiltersOnly = (filters: readonly Filter[]): boolean => filters.every((f) => VIEW_COLUMNS.has(findEventColumn(f.name)?.column ?? ''))

@@ -1,14 +1,18 @@
 import type { Statement } from '../clickhouse/run.ts'
+import { compileFilters } from './filters.ts'
 import type { PageRequest } from './insights.ts'
 import { BLOCK_MS, ceilTo, DAY_MS, wholePeriods, type SealedBuild } from './sealed.ts'
+import { viewFiltersOnly } from './sealed-filters.ts'
+import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
 
 /**
  * Whether the sealed page tables (sql/schema/023_sealed_pages.sql) can answer a /pages request: any
- * window, in any zone, but no filters (their sums are of every view).
+ * window, in any zone, with filters on the view's own origin or path only (the day rows are sums of
+ * every view, so a filtered request reads the views; a view carries no other attribute).
  */
-export const sealedPagesAnswer = (req: PageRequest): boolean => req.filters.length === 0
+export const sealedPagesAnswer = (req: PageRequest): boolean => viewFiltersOnly(req.filters)
 
 /** Writes what /pages adds after C for a build under a stamp (sql/queries/sealed_live_pages_write.sql). */
 export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBuild, stamp: number): Statement => ({
@@ -26,13 +30,19 @@ export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBu
 export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Statement {
   const { start, end } = req.range
   const reachesC = end >= build.closedAt
-  const days = wholePeriods(start, reachesC ? ceilTo(build.closedAt, DAY_MS) : end, DAY_MS)
+  const days = req.filters.length > 0 ? { from: start, to: start } : wholePeriods(start, reachesC ? ceilTo(build.closedAt, DAY_MS) : end, DAY_MS)
   const blocks = wholePeriods(days.from, reachesC && +days.to >= +build.closedAt ? ceilTo(build.closedAt, BLOCK_MS) : days.to, BLOCK_MS)
   const sealedTo = reachesC ? build.closedAt : end
+  const params = new SqlParams()
+  const ctx = { project: '{project:String}', from: `{from:DateTime64(3, 'UTC')}`, to: `{to:DateTime64(3, 'UTC')}` }
   return {
     name: 'insights_pages_sealed',
-    sql: renderSql('insights_pages_sealed', { live_pages: renderSql(build.liveStamp === undefined ? '_sealed_live_pages' : '_sealed_live_pages_snapshot') }),
+    sql: renderSql('insights_pages_sealed', {
+      live_pages: renderSql(build.liveStamp === undefined ? '_sealed_live_pages' : '_sealed_live_pages_snapshot'),
+      view_filters: compileFilters(req.filters, 'pageViews', params, ctx),
+    }),
     params: {
+      ...params.values,
       project: req.projectId,
       version: build.version,
       from: clickhouseInstant(start),
