@@ -38,7 +38,7 @@ const load = () => loadavg()[0]!.toFixed(1)
 
 console.log(`${project}, C ${build.closedAt.toISO()}, 30d, p50 of ${runs} in process\n`)
 console.log('| route | filter | p50 ms | sealed | load |\n|---|---|--:|---|--:|')
-for (const route of ['country', 'metrics', 'referrer_name']) {
+for (const route of ['country', 'metrics', 'referrer_name', 'pages']) {
   for (const [label, filters] of Object.entries(FILTERS)) {
     const q = `range=30d${filters.length ? `&filters=${encodeURIComponent(JSON.stringify(filters))}` : ''}`
     const times: number[] = []

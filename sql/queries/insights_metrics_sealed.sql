@@ -3,9 +3,9 @@
 -- revenue by its event), the rest from sealed_sessions (the `sessions` slot,
 -- _sealed_metrics_sessions.sql) and events; from C on, the live sessions (the `live_part` slot,
 -- _sealed_metrics_live.sql) and the revenue events. A slot is empty where its part of the window is. The caller uses hours only when every bucket starts on a UTC hour and no
--- filter applies. A filtered revenue counts the revenue events of the sessions that pass the
--- filters, sealed ones that may overlap the window (those begun up to the build's longest session
--- before it) and live ones. With a filter on `path` the views and the revenue are the matching
+-- filter applies. The revenue events (the `revenue_events` slot) are those of the window outside the
+-- whole hours; filtered, those of the sessions that pass the filters (_sealed_metrics_revenue.sql).
+-- With a filter on `path` the views and the revenue are the matching
 -- events' own, read from events (the `page_views` slot, _sealed_metrics_page_views.sql), and the
 -- sessions bring no views (`session_views` is 0).
 WITH
@@ -39,11 +39,7 @@ FROM (
   SELECT if(created_at >= {from:DateTime64(3, 'UTC')}, 0, 1) AS period, {{bucket}} AS bucket,
     toUInt64(0), toUInt64(0), toUInt64(0), toUInt64(0), sum(revenue),
     groupBitmapStateIf(toUInt32(0), 0), CAST([], 'Array(UInt128)')
-  FROM events
-  WHERE project_id = {project:String} AND name = 'revenue'
-    AND ((created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {rollup_from:DateTime64(3, 'UTC')})
-      OR (created_at >= {rollup_to:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}))
-    {{revenue_filters}}
+  FROM ({{revenue_events}})
   GROUP BY period, bucket
 )
 GROUP BY GROUPING SETS ((period, bucket), (period))

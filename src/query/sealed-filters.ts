@@ -40,19 +40,15 @@ export function sealedSessionFilters(filters: readonly Filter[], params: SqlPara
 }
 
 /**
- * The condition on a filtered /metrics' revenue events: their session is a sealed one that may
- * overlap the window or a live one, passing the filters (event filters looked for from the
- * earliest start such a session may have). Only sessions with revenue can add any, and they are
- * few (L, 30d, one country: 29k of 588k), so the set is small.
+ * The slots of a filtered /metrics' revenue events (sql/queries/_sealed_metrics_revenue.sql): the
+ * sealed sessions that may overlap the window start up to the build's longest session before it,
+ * and no later than the held sessions' earliest start; event filters are looked for from there.
  */
-export function sealedRevenueFilters(filters: readonly Filter[], build: Build, earliest: DateTime, params: SqlParams): string {
+export function sealedRevenueFilters(filters: readonly Filter[], build: Build, earliest: DateTime, params: SqlParams) {
   const overlapFrom = earliest.minus({ milliseconds: build.longestMs })
   const from = params.add(clickhouseInstant(overlapFrom < build.heldFrom ? overlapFrom : build.heldFrom), "DateTime64(3, 'UTC')")
   const passing = sealedSessionFilters(filters, params, { project: '{project:String}', from, to: `{to:DateTime64(3, 'UTC')}` })
-  return (
-    ` AND session_id IN (SELECT id FROM sealed_sessions WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT held AND revenue > 0` +
-    ` AND created_at >= ${from} AND created_at < {to:DateTime64(3, 'UTC')}${passing.sealed} UNION ALL SELECT id FROM live WHERE revenue > 0${passing.live})`
-  )
+  return { overlap_from: from, sealed_filters: passing.sealed, live_filters: passing.live }
 }
 
 /** The columns of sealed_page_views (and of the views /pages adds after C) a filter can match a view on. */

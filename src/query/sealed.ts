@@ -166,7 +166,9 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
       sessions: sealedSessions ? renderSql('_sealed_metrics_sessions', parts) : '',
       live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', parts) : '',
       page_views: pages ? renderSql('_sealed_metrics_page_views', { bucket, view_filters: eventFilters }) : '',
-      revenue_filters: pages ? eventFilters : filters.sealed ? sealedRevenueFilters(req.filters, build, earliest, params) : '',
+      revenue_events: !pages && filters.sealed
+        ? renderSql('_sealed_metrics_revenue', sealedRevenueFilters(req.filters, build, earliest, params))
+        : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters }),
     }),
     params: params.values,
     ...(req.filters.length > 0 ? { settings: UNINDEXED_SETS } : {}),
@@ -196,9 +198,9 @@ export interface SealedLatestRow {
  * retention, cohorts, engagement and active users); 4: the page tables (023, /pages); 5: whose
  * events each row of session arrays holds, and rows per person where sessions do not tell (025,
  * funnels by person); 6: each session's number, and the sessions of each day's distinct event names, origins
- * and paths (027, event filters).
+ * and paths (027, event filters); 7: the revenue events of the sessions sealed whole (028, filtered /metrics).
  */
-export const SEALED_FORMAT = 6
+export const SEALED_FORMAT = 7
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',

@@ -37,6 +37,7 @@ const COMPACTED_TABLES = [
   'sealed_page_days',
   'sealed_page_keys',
   'sealed_event_postings',
+  'sealed_revenue_events',
 ] as const
 /** Every table with rows of a build: those, the snapshots requests write, and the build's row. */
 const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_builds'] as const
@@ -52,11 +53,11 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 
 /**
  * Seals one project's history before C: numbers its new visitors (each session's, then every
- * event's profile), writes its sessions (those that go on after C as `held` parts) and the sessions
- * of each day's event names, origins and paths (event filters), then each dimension's daily rollup,
- * their 8-day blocks, the hourly totals, the hourly event rollups and the hourly and daily sets of
- * profiles and the sessions' event arrays with their rows per person (product analytics), and the
- * page tables (/pages). Kept only if no insert reached before C while it read, then registered; the
+ * event's profile), writes its sessions (those that go on after C as `held` parts), the sessions of
+ * each day's event names, origins and paths, and the revenue events of the sessions (filters), then
+ * each dimension's daily rollup, their 8-day blocks, the hourly totals, the hourly event rollups and
+ * the hourly and daily sets of profiles and the sessions' event arrays with their rows per person
+ * (product analytics), and the page tables (/pages). Kept only if no insert reached before C while it read, then registered; the
  * builds before the one it replaces are dropped. Returns how long it took, or undefined when the
  * build was not kept.
  */
@@ -91,6 +92,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     await step('sealed_build_event_visitors')
     await step('sealed_build_sessions')
     await step('sealed_build_event_postings', postingsFragments)
+    await step('sealed_build_revenue_events')
     for (const d of DIMENSIONS) {
       await step('sealed_build_rollup', { column: d.column, prefix: d.prefix ?? "''" }, { dimension: d.name })
     }
