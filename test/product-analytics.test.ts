@@ -277,8 +277,8 @@ describe('funnel and user flow from the sealed history', () => {
    * People whose person a funnel by profile_id must resolve from more than one session: a session
    * that identifies itself midway (after an anonymous session of the same device), events without
    * a session, a device identified only after C and one anonymous after C but identified before,
-   * a device identified as two profiles in the window (the first counts) and one identified only
-   * before the window.
+   * a device identified as two profiles in the window (the first counts), one identified only
+   * before the window, and one identified first by a session across the window's start.
    */
   const people = () => {
     const d = (name: string) => `${p.id}-${name}`
@@ -307,6 +307,13 @@ describe('funnel and user flow from the sealed history', () => {
       row(utc('2026-02-20T08:00:00'), 'screen_view', d('old-s1'), d('old'), d('u-old')),
       row(utc('2026-03-15T08:00:00'), 'session_start', d('old-s2'), d('old')),
       row(utc('2026-03-15T08:01:00'), 'signup', d('old-s2'), d('old')),
+      // Identified first by a session across New York's start of RECENT (04:00Z), whose first event
+      // in that window is not its first: the link goes to u-edge-a there, as everywhere.
+      row(utc('2026-04-13T03:50:00'), 'screen_view', d('edge-s1'), d('edge'), d('u-edge-a')),
+      row(utc('2026-04-13T04:10:00'), 'session_start', d('edge-s1'), d('edge'), d('u-edge-a')),
+      row(utc('2026-04-13T05:00:00'), 'screen_view', d('edge-s2'), d('edge'), d('u-edge-b')),
+      row(utc('2026-04-14T09:00:00'), 'signup', d('edge-s3'), d('edge')),
+      row(utc('2026-04-14T09:01:00'), 'add_to_cart', d('edge-s3'), d('edge')),
     ]
   }
 
@@ -381,6 +388,8 @@ describe('funnel and user flow from the sealed history', () => {
     expect(person(PAST, 'old')).toEqual([1, 1, 0, 0])
     expect(person(RECENT, 'aft')).toEqual([1, 1, 1, 0])
     expect(person(RECENT, 'bef')).toEqual([1, 1, 1, 0])
+    const edge = rows.filter((e) => e.device_id === `${p.id}-edge`)
+    expect(funnelUsers(edge, win(p.timezone, RECENT), STEPS, 720, 'profile_id')).toEqual([1, 1, 1, 0])
   })
 
   it('user flows per session equal the paths and the events in every mode', async () => {

@@ -73,6 +73,8 @@ const cohortRange = retention.defaultCohortRange(now, 'UTC')
 const allCells: { name: string; statement: (t: Tree) => Statement }[] = [
   { name: 'funnel 3 steps, session, 30d', statement: (t) => t.units.sealedFunnel({ ...unit, steps: FUNNEL3, windowHours: 24 })!(builds.get(t)!) },
   { name: 'funnel 5 steps, session, 30d', statement: (t) => t.units.sealedFunnel({ ...unit, steps: FUNNEL5, windowHours: 24 })!(builds.get(t)!) },
+  { name: 'funnel 3 steps, profile, 30d', statement: (t) => t.units.sealedFunnel({ ...unit, groupBy: 'profile_id', steps: FUNNEL3, windowHours: 24 })!(builds.get(t)!) },
+  { name: 'funnel 5 steps, profile, 30d', statement: (t) => t.units.sealedFunnel({ ...unit, groupBy: 'profile_id', steps: FUNNEL5, windowHours: 24 })!(builds.get(t)!) },
   {
     name: 'user_flow 5 steps, 30d',
     statement: (t) => t.units.sealedFlow({ ...unit, startEvent: 'screen_view', mode: 'after', steps: 5, include: [], exclude: [] })!(builds.get(t)!),
@@ -92,6 +94,8 @@ const sortedRows = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).sort(
 const runs = Number(values.runs)
 const loadStart = loadavg().map((l) => round(l, 2))
 const times = cells.map(() => ({ base: [] as number[], this: [] as number[] }))
+// The engine runs in this process: its CPU time, less noisy than wall time on a shared machine.
+const cpu = cells.map(() => ({ base: [] as number[], this: [] as number[] }))
 for (const cell of cells) {
   const [a, b] = [await rt.runner.rows(cell.statement(trees.base), { timeoutS: 60 }), await rt.runner.rows(cell.statement(trees.this), { timeoutS: 60 })]
   const same = JSON.stringify(sortedRows(a)) === JSON.stringify(sortedRows(b))
@@ -103,14 +107,18 @@ for (let r = 0; r < runs; r++) {
     for (const which of r % 2 === 0 ? (['base', 'this'] as const) : (['this', 'base'] as const)) {
       const statement = cell.statement(trees[which])
       const started = performance.now()
+      const used = process.cpuUsage()
       await rt.runner.rows(statement, { timeoutS: 60 })
       times[i]![which].push(performance.now() - started)
+      const { user, system } = process.cpuUsage(used)
+      cpu[i]![which].push((user + system) / 1000)
     }
   }
 }
 const median = (xs: number[]) => round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!, 0)
 for (const [i, cell] of cells.entries()) {
-  console.log(`${cell.name}: base ${median(times[i]!.base)} ms, this ${median(times[i]!.this)} ms (medians of ${runs})`)
+  const [t, c] = [times[i]!, cpu[i]!]
+  console.log(`${cell.name}: base ${median(t.base)} ms (CPU ${median(c.base)}), this ${median(t.this)} ms (CPU ${median(c.this)}) (medians of ${runs})`)
 }
 console.log(`load average at start ${loadStart.join(' ')}, at end ${loadavg().map((l) => round(l, 2)).join(' ')}`)
 await rt.close()

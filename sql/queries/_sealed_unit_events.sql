@@ -3,8 +3,9 @@
 -- of C and the window's start) that pass `names`; `sealed`, the build's sessions with events
 -- before C that may overlap the window (not the rows per person, `part`) (their arrays as event_times and event_names, names no
 -- statement's own columns take); `merged`, every event in the window of the sessions with
--- such a live event, those before C from their arrays. Every other session's events in the window
--- are in its arrays alone.
+-- such a live event, those before C from their arrays (the granules that may hold them found by
+-- the bloom filter of session keys, sql/schema/026_sealed_session_times.sql). Every other session's
+-- events in the window are in its arrays alone.
 WITH
   live AS (
     SELECT reinterpretAsUInt128(sipHash128(session_id)) AS key, toUInt64(toUnixTimestamp64Milli(created_at)) AS t, name

@@ -17,9 +17,13 @@ export interface FlowRequest extends UnitRequest {
   exclude: readonly string[]
 }
 
-/** `names` cut at the element before the first name it repeats (the first whose first index is earlier). */
+/**
+ * `names` cut at the element before the first name it repeats (the first whose count so far is 2):
+ * arrayEnumerateUniq instead of a lambda that looks each name up in its array, which copies the
+ * array for every element.
+ */
 const untilRepeat = (names: string) =>
-  `arraySlice(${names}, 1, if((arrayFirstIndex((x, i) -> indexOf(${names}, x) < i, ${names}, arrayEnumerate(${names})) AS r) = 0, toInt64(length(${names})), toInt64(r) - 1))`
+  `arraySlice(${names}, 1, if((arrayFirstIndex(u -> u > 1, arrayEnumerateUniq(${names})) AS r) = 0, toInt64(length(${names})), toInt64(r) - 1))`
 
 /**
  * Each mode's path over a unit's `names` (OpenPanel's cuts): after, at most `steps` names from the
