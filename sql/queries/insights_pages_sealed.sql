@@ -5,8 +5,9 @@
 -- themselves; a page's sessions and visitors are unions of their sets of numbers. `live_pages` is what the build leaves out (the events from C on,
 -- and the held-out sessions whole), as written for the state of the events after C, or computed
 -- (_sealed_live_pages.sql); its visitors without a number (first seen after C) are counted apart.
--- With filters (on a view's origin or path only) the day rows, sums of every view, are left out and
--- the views match themselves; a session entering on a page that passes has a view that passes.
+-- Filters on a view's origin or path are filters on the page (`view_filters`, before the bitmaps of
+-- the pages left out are merged): a page that passes passes with all its views, and a session
+-- entering on it with its entry.
 -- This holds while no insert reached before C and no event after C tied a session of the
 -- build to what came before; the planner (src/services/sealed) checks that first. The held-out keys
 -- come as decimal strings: JSON has no 128-bit numbers, and explain=sql must show parameters that run
@@ -27,7 +28,6 @@ WITH
       groupBitmapState(sno), groupBitmapState(vno), 0, 0, 0, 0
     FROM sealed_page_views
     WHERE project_id = {project:String} AND version = {version:UInt64} AND {{> sealed_page_edges}}
-      {{view_filters}}
     GROUP BY origin, path
     UNION ALL
     SELECT entry_origin, entry_path, 0, 0, 0, map(), groupBitmapStateIf(toUInt32(0), 0), groupBitmapStateIf(toUInt32(0), 0), 0, 0,
@@ -41,7 +41,6 @@ WITH
       groupBitmapStateIf(toUInt32(0), 0), groupBitmapStateIf(vno, known = 1), uniqExact(session_key), uniqExactIf(profile_key, known = 0), 0, 0
     FROM live_pages
     WHERE kind = 1 AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-      {{view_filters}}
     GROUP BY origin, path
     UNION ALL
     SELECT origin, path, 0, 0, 0, map(), groupBitmapStateIf(toUInt32(0), 0), groupBitmapStateIf(toUInt32(0), 0), 0, 0,
@@ -58,6 +57,7 @@ WITH
       sum(duration_ms) AS duration_ms, sum(durations) AS durations, sumMap(titles) AS titles,
       sum(entries) AS entries, sum(bounces) AS bounces
     FROM parts
+    WHERE true {{view_filters}}
     GROUP BY origin, path
     HAVING pageviews > 0
   )

@@ -56,7 +56,7 @@ const VIEW_COLUMNS: ReadonlySet<string> = new Set(['origin', 'path'])
 
 /**
  * Whether the sealed page tables can answer /pages with these filters: each on a view's own origin
- * or path. The views match themselves; a session entering on a page that passes has an event that
- * passes (its entry), so the entries need no filter.
+ * or path, so that a page passes with all its views or none, and a session entering on a page that
+ * passes has an event that passes (its entry).
  */
 export const viewFiltersOnly = (filters: readonly Filter[]): boolean => filters.every((f) => VIEW_COLUMNS.has(findEventColumn(f.name)?.column ?? ''))

@@ -9,8 +9,8 @@ import { clickhouseInstant } from './time-range.ts'
 
 /**
  * Whether the sealed page tables (sql/schema/023_sealed_pages.sql) can answer a /pages request: any
- * window, in any zone, with filters on the view's own origin or path only (the day rows are sums of
- * every view, so a filtered request reads the views; a view carries no other attribute).
+ * window, in any zone, with filters on the view's own origin or path only: those keep or leave out a
+ * page whole (a view carries no other attribute).
  */
 export const sealedPagesAnswer = (req: PageRequest): boolean => viewFiltersOnly(req.filters)
 
@@ -30,7 +30,7 @@ export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBu
 export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Statement {
   const { start, end } = req.range
   const reachesC = end >= build.closedAt
-  const days = req.filters.length > 0 ? { from: start, to: start } : wholePeriods(start, reachesC ? ceilTo(build.closedAt, DAY_MS) : end, DAY_MS)
+  const days = wholePeriods(start, reachesC ? ceilTo(build.closedAt, DAY_MS) : end, DAY_MS)
   const blocks = wholePeriods(days.from, reachesC && +days.to >= +build.closedAt ? ceilTo(build.closedAt, BLOCK_MS) : days.to, BLOCK_MS)
   const sealedTo = reachesC ? build.closedAt : end
   const params = new SqlParams()
