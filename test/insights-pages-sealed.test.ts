@@ -204,8 +204,15 @@ describe('reads the events where the page tables do not answer', () => {
     expect(res.body).toEqual(model().pages(U, UTC_30D, filters))
   })
 
-  it('other filters: answered from the events', async () => {
-    const filters = [{ name: 'country', operator: 'is', value: ['SE'] }]
+  it('filters on session attributes, with one on the path: answered from the sealed history', async () => {
+    const filters = [{ name: 'country', operator: 'is', value: ['SE'] }, { name: 'path', operator: 'startsWith', value: ['/'] }]
+    const res = await pages(U, { range: '30d', filters })
+    expect(res.closedAt).toBe(C_UTC)
+    expect(res.body).toEqual(model().pages(U, UTC_30D, filters))
+  })
+
+  it('filters on other event attributes: answered from the events', async () => {
+    const filters = [{ name: 'properties.plan', operator: 'isNotNull', value: [] }]
     const res = await pages(U, { range: '30d', filters })
     expect(res.closedAt).toBeNull()
     expect(res.body).toEqual(model().pages(U, UTC_30D, filters))

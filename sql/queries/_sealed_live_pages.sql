@@ -10,7 +10,7 @@ recent_events AS MATERIALIZED (
   SELECT created_at, id, is_view, origin, path, title, session_key, profile_key
   FROM session_timeline
   WHERE project_id = {project:String} AND session_key IN arrayMap(key -> toUInt128(key), {held_out:Array(String)})
-    AND created_at >= {held_from:DateTime64(3, 'UTC')} AND created_at < {closed:DateTime64(3, 'UTC')}
+    AND created_at >= {page_held_from:DateTime64(3, 'UTC')} AND created_at < {closed:DateTime64(3, 'UTC')}
 ),
 live_pages AS (
   SELECT toUInt8(1) AS kind, v.created_at AS created_at, v.origin AS origin, v.path AS path, v.title AS title,

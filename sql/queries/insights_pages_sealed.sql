@@ -5,9 +5,10 @@
 -- themselves; a page's sessions and visitors are unions of their sets of numbers. `live_pages` is what the build leaves out (the events from C on,
 -- and the held-out sessions whole), as written for the state of the events after C, or computed
 -- (_sealed_live_pages.sql); its visitors without a number (first seen after C) are counted apart.
--- Filters on a view's origin or path are filters on the page (`view_filters`, before the bitmaps of
+-- Filters on a view's origin or path are filters on the page (`page_filters`, before the bitmaps of
 -- the pages left out are merged): a page that passes passes with all its views, and a session
--- entering on it with its entry.
+-- entering on it with its entry. Filters on session attributes keep the views and entries of the
+-- sessions that pass (the `*_sessions` slots: the day rows are left out, the live sessions computed).
 -- This holds while no insert reached before C and no event after C tied a session of the
 -- build to what came before; the planner (src/services/sealed) checks that first. The held-out keys
 -- come as decimal strings: JSON has no 128-bit numbers, and explain=sql must show parameters that run
@@ -15,6 +16,7 @@
 WITH
   arrayMap(key -> toUInt128(key), {held_out:Array(String)}) AS held_out,
   {{live_pages}},
+  {{live_sessions}}
   parts AS (
     SELECT origin, path, views, duration_ms, durations, titles, sessions, visitors,
       toUInt64(0) AS new_sessions, toUInt64(0) AS new_visitors, entries, bounces
@@ -28,6 +30,7 @@ WITH
       groupBitmapState(sno), groupBitmapState(vno), 0, 0, 0, 0
     FROM sealed_page_views
     WHERE project_id = {project:String} AND version = {version:UInt64} AND {{> sealed_page_edges}}
+      {{view_sessions}}
     GROUP BY origin, path
     UNION ALL
     SELECT entry_origin, entry_path, 0, 0, 0, map(), groupBitmapStateIf(toUInt32(0), 0), groupBitmapStateIf(toUInt32(0), 0), 0, 0,
@@ -35,18 +38,21 @@ WITH
     FROM sealed_sessions
     WHERE project_id = {project:String} AND version = {version:UInt64} AND screen_view_count > 0 AND {{> sealed_page_edges}}
       AND session_key NOT IN held_out
+      {{entry_sessions}}
     GROUP BY entry_origin, entry_path
     UNION ALL
     SELECT origin, path, count(), sum(ifNull(duration_ms, 0)), countIf(duration_ms IS NOT NULL), sumMapIf(map(title, toUInt64(1)), title != ''),
       groupBitmapStateIf(toUInt32(0), 0), groupBitmapStateIf(vno, known = 1), uniqExact(session_key), uniqExactIf(profile_key, known = 0), 0, 0
     FROM live_pages
     WHERE kind = 1 AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+      {{live_view_sessions}}
     GROUP BY origin, path
     UNION ALL
     SELECT origin, path, 0, 0, 0, map(), groupBitmapStateIf(toUInt32(0), 0), groupBitmapStateIf(toUInt32(0), 0), 0, 0,
       count(), countIf(views <= 1)
     FROM live_pages
     WHERE kind = 2 AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+      {{live_view_sessions}}
     GROUP BY origin, path
   ),
   pages AS (
@@ -57,7 +63,7 @@ WITH
       sum(duration_ms) AS duration_ms, sum(durations) AS durations, sumMap(titles) AS titles,
       sum(entries) AS entries, sum(bounces) AS bounces
     FROM parts
-    WHERE true {{view_filters}}
+    WHERE true {{page_filters}}
     GROUP BY origin, path
     HAVING pageviews > 0
   )

@@ -8,9 +8,9 @@
 -- Every table carries the build's `version` and keeps each build of a project in a partition of its
 -- own, like the rest of the sealed history (sql/schema/012_sealed.sql).
 
--- Each view before C of a session not held out (kind 5 below), sorted by time: `sno` numbers the
--- build's sessions with views in the order of their first view, so a day's sessions are close
--- numbers; `vno` is the viewer's number (0 for the empty profile when it has none); `duration_ms`
+-- Each view before C of a session not held out (kind 5 below), sorted by time: `sno` is its
+-- session's number, so a day's sessions are close numbers (since 027, sealed_sessions.sno; 0 for
+-- views without a session); `vno` is the viewer's number (0 for the empty profile when it has none); `duration_ms`
 -- runs to the session's next event, NULL when the view is its session's last.
 CREATE TABLE IF NOT EXISTS sealed_page_views (
   project_id LowCardinality(String),

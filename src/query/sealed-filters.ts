@@ -1,4 +1,5 @@
 import type { DateTime } from 'luxon'
+import { SESSION_FILTER_COLUMNS } from './dimensions.ts'
 import { findEventColumn } from './event-columns.ts'
 import { compileFilters, type Filter, type FilterContext } from './filters.ts'
 import type { SqlParams } from './sql-params.ts'
@@ -53,10 +54,27 @@ export function sealedRevenueFilters(filters: readonly Filter[], build: Build, e
 
 /** The columns of sealed_page_views (and of the views /pages adds after C) a filter can match a view on. */
 const VIEW_COLUMNS: ReadonlySet<string> = new Set(['origin', 'path'])
+const onPage = (f: Filter) => VIEW_COLUMNS.has(findEventColumn(f.name)?.column ?? '')
+const onSession = (f: Filter) => SESSION_FILTER_COLUMNS.has(findEventColumn(f.name)?.column ?? f.name)
 
 /**
- * Whether the sealed page tables can answer /pages with these filters: each on a view's own origin
- * or path, so that a page passes with all its views or none, and a session entering on a page that
- * passes has an event that passes (its entry).
+ * How the sealed page tables answer /pages with these filters, or undefined when they cannot: `page`
+ * when each filter is on the view's own origin or path, which keeps a page with all its views or
+ * none; `sessions` when some are on session attributes, which keep views by their session's number.
+ * Any other filter (an event's other attributes, profiles, groups) needs the events.
  */
-export const viewFiltersOnly = (filters: readonly Filter[]): boolean => filters.every((f) => VIEW_COLUMNS.has(findEventColumn(f.name)?.column ?? ''))
+export function sealedPageFiltering(filters: readonly Filter[]): 'page' | 'sessions' | undefined {
+  if (!filters.every((f) => onPage(f) || onSession(f))) return undefined
+  return filters.some(onSession) ? 'sessions' : 'page'
+}
+
+/**
+ * A /pages request's filters on the sealed page tables (sealedPageFiltering accepts them): `page`,
+ * the condition on a page's origin and path; `sessions`, the condition on a session (sealed or live)
+ * that its session attributes meet. A filter on origin or path asks of a session a matching event,
+ * which a view or entry of a page that passes is: so it is true there.
+ */
+export function sealedPageFilters(filters: readonly Filter[], params: SqlParams, ctx: FilterContext): { page: string; sessions: string } {
+  const sessions = compileFilters(filters, 'sessions', params, { ...ctx, eventSessions: () => '1' })
+  return { page: compileFilters(filters.filter(onPage), 'pageViews', params, ctx), sessions }
+}

@@ -198,9 +198,10 @@ export interface SealedLatestRow {
  * retention, cohorts, engagement and active users); 4: the page tables (023, /pages); 5: whose
  * events each row of session arrays holds, and rows per person where sessions do not tell (025,
  * funnels by person); 6: each session's number, and the sessions of each day's distinct event names, origins
- * and paths (027, event filters); 7: the revenue events of the sessions sealed whole (028, filtered /metrics).
+ * and paths (027, event filters); 7: the revenue events of the sessions sealed whole (028, filtered /metrics);
+ * 8: page views numbered by their session's sealed_sessions.sno (/pages filtered by session attributes).
  */
-export const SEALED_FORMAT = 7
+export const SEALED_FORMAT = 8
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',
