@@ -102,7 +102,7 @@ const DECLARED = {
       output_format_parquet_row_group_size: 65536,
       // Blocks of up to four granules (32,768 rows) or about 6 MB read, where a stream's default is
       // one granule: chDB writes each block as a file of its own, and at 8,192 rows the per-file
-      // work (footer, a parallel encoding task per column) was about a fifth of the CPU. It is the
+      // work (footer, a parallel encoding task per column) was 7-14 % of the CPU. It is the
       // bytes bound, not max_block_size, that held every block to one granule (MergeTree reads
       // fewer granules when a block would pass it, 1 MB by default), in reverse key order too.
       // 6 MB gives the default columns four granules and rows with properties two: at 8 MB (three)
