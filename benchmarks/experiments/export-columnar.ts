@@ -28,7 +28,8 @@ interface Variant {
 }
 const VARIANTS: Variant[] = [
   { name: 'csv (8192-row blocks)', format: 'csv', settings: {} },
-  { name: 'parquet zstd level 1, no dictionaries (shipped)', format: 'parquet', settings: {} },
+  { name: 'parquet zstd level 1, no dictionaries, blocks of up to 4 granules / 6 MB (shipped)', format: 'parquet', settings: {} },
+  { name: 'parquet, blocks of one granule (before 27 Nov pm)', format: 'parquet', settings: { max_block_size: 8192, preferred_block_size_bytes: 1_000_000 } },
   { name: 'parquet zstd level 3, no dictionaries', format: 'parquet', settings: { output_format_compression_level: 3 } },
   { name: 'parquet zstd with dictionaries', format: 'parquet', settings: { output_format_parquet_max_dictionary_size: 1048576 } },
   { name: 'parquet snappy, no dictionaries', format: 'parquet', settings: { output_format_parquet_compression_method: 'snappy' } },
@@ -41,6 +42,8 @@ const VARIANTS: Variant[] = [
   { name: 'parquet zstd with bloom filters', format: 'parquet', settings: { output_format_parquet_write_bloom_filter: 1 } },
   { name: 'arrow, native writer (shipped)', format: 'arrow', settings: {} },
   { name: 'arrow, Arrow library writer', format: 'arrow', settings: { output_format_arrow_use_native_writer: 0 } },
+  { name: 'arrow, blocks of up to 4 granules / 6 MB', format: 'arrow', settings: { max_block_size: 32768, preferred_block_size_bytes: 6_000_000 } },
+  { name: 'arrow, no parallel encoding', format: 'arrow', settings: { output_format_arrow_parallel_encoding: 0 } },
 ]
 
 const session = new Session(values.dir)

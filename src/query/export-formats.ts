@@ -100,6 +100,17 @@ const DECLARED = {
       output_format_parquet_write_page_index: 0,
       // A server (HTTP engine) writes one file: row groups of this size bound its memory.
       output_format_parquet_row_group_size: 65536,
+      // Blocks of up to four granules (32,768 rows) or about 6 MB read, where a stream's default is
+      // one granule: chDB writes each block as a file of its own, and at 8,192 rows the per-file
+      // work (footer, a parallel encoding task per column) was 7-14 % of the CPU. It is the
+      // bytes bound, not max_block_size, that held every block to one granule (MergeTree reads
+      // fewer granules when a block would pass it, 1 MB by default), in reverse key order too.
+      // 6 MB gives the default columns four granules and rows with properties two: at 8 MB (three)
+      // a 1M-row export with properties reached +195 and +212 MB of RSS growth in test/heavy
+      // (limit 256); at 4 MB the default columns averaged under two and gave no CPU back.
+      // Figures: benchmarks/README.md, Parquet in blocks of several granules.
+      max_block_size: 32768,
+      preferred_block_size_bytes: 6_000_000,
     },
     body: 'One Parquet file (zstd), one row group per block of rows',
     blocks: 'parquet',
