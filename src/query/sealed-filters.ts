@@ -24,6 +24,15 @@ interface Build {
 }
 
 /**
+ * The earliest start of a sealed session with events at or after `start`: one sealed whole begun at
+ * most the build's longest session before it, or one that spanned C.
+ */
+export function overlapStart(build: Build, start: DateTime): DateTime {
+  const whole = start.minus({ milliseconds: build.longestMs })
+  return whole < build.heldFrom ? whole : build.heldFrom
+}
+
+/**
  * A sealed statement's session filters, once for the sealed sessions and once for the live ones.
  * On sealed sessions, an event filter on a posted column is the union of the build's postings from
  * the UTC day of `ctx.from` on: the sessions it filters began at `ctx.from` or later, so every event
@@ -42,12 +51,11 @@ export function sealedSessionFilters(filters: readonly Filter[], params: SqlPara
 
 /**
  * The slots of a filtered /metrics' revenue events (sql/queries/_sealed_metrics_revenue.sql): the
- * sealed sessions that may overlap the window start up to the build's longest session before it,
- * and no later than the held sessions' earliest start; event filters are looked for from there.
+ * sealed sessions that may overlap the window, from their earliest start on, where event filters
+ * are looked for too.
  */
 export function sealedRevenueFilters(filters: readonly Filter[], build: Build, earliest: DateTime, params: SqlParams) {
-  const overlapFrom = earliest.minus({ milliseconds: build.longestMs })
-  const from = params.add(clickhouseInstant(overlapFrom < build.heldFrom ? overlapFrom : build.heldFrom), "DateTime64(3, 'UTC')")
+  const from = params.add(clickhouseInstant(overlapStart(build, earliest)), "DateTime64(3, 'UTC')")
   const passing = sealedSessionFilters(filters, params, { project: '{project:String}', from, to: `{to:DateTime64(3, 'UTC')}` })
   return { overlap_from: from, sealed_filters: passing.sealed, live_filters: passing.live }
 }

@@ -2,7 +2,7 @@ import type { Statement } from '../clickhouse/run.ts'
 import { UNINDEXED_SETS } from './filters.ts'
 import type { PageRequest } from './insights.ts'
 import { attributeFragments, BLOCK_MS, ceilTo, DAY_MS, wholePeriods, type SealedBuild } from './sealed.ts'
-import { sealedPageFilters, sealedPageFiltering } from './sealed-filters.ts'
+import { overlapStart, sealedPageFilters, sealedPageFiltering } from './sealed-filters.ts'
 import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
@@ -38,7 +38,6 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
   const ctx = { project: '{project:String}', from: `{from:DateTime64(3, 'UTC')}`, to: `{to:DateTime64(3, 'UTC')}` }
   const filters = sealedPageFilters(req.filters, params, ctx)
   const sessions = { session_filters: filters.sessions }
-  const sessionsFrom = start.minus({ milliseconds: build.longestMs })
   return {
     name: 'insights_pages_sealed',
     sql: renderSql('insights_pages_sealed', {
@@ -64,7 +63,7 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
       held_out: build.pageHeld,
       page_held_from: clickhouseInstant(build.pageHeldFrom),
       held_from: clickhouseInstant(build.heldFrom),
-      sessions_from: clickhouseInstant(sessionsFrom < build.heldFrom ? sessionsFrom : build.heldFrom),
+      sessions_from: clickhouseInstant(overlapStart(build, start)),
       ...(build.liveStamp === undefined ? {} : { stamp: build.liveStamp }),
       limit: req.limit,
       offset: req.offset,
