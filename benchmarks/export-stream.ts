@@ -7,11 +7,13 @@
  * Parquet and Arrow files go to disk; once timed, DuckDB and apache-arrow count their rows.
  *   npx tsx benchmarks/export-stream.ts [--rows 10000000] [--keep] [--dir <kept data directory>]
  *     [--cases csv,csv+gzip,csv+zstd,ndjson,parquet,arrow] (names up to the first space; default all) [--out <file name>]
- *     [--client curl|fetch]
+ *     [--client curl|fetch] [--sink <directory for the body, default the data directory>]
  * The client is curl writing the body to a file (rows counted after the timing), or a Node process
  * reading it with fetch (lines counted as they come). Both share the two cores with the server:
  * fetch spends 1.4 µs of CPU per Arrow row (1.9 GB through web streams), as much as the server, where
- * curl spends a fraction of that (see benchmarks/README.md, Export, 27 Nov).
+ * curl spends a fraction of that (see benchmarks/README.md, Export, 27 Nov). The body goes to the
+ * disk the engine reads from unless `--sink` names another place (/dev/shm: memory), so that the
+ * client's writes and their writeback do not share the server's disk.
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -36,6 +38,7 @@ const { values } = parseArgs({
     cases: { type: 'string' },
     out: { type: 'string' },
     client: { type: 'string', default: 'curl' },
+    sink: { type: 'string' },
   },
 })
 if (values.client !== 'curl' && values.client !== 'fetch') throw new Error('--client: curl or fetch')
@@ -249,7 +252,7 @@ for (const c of cases) {
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20)
   const cpuBefore = process.cpuUsage()
   // fetch decodes gzip; the counted bytes are the decoded export (zstd's, and curl's, as sent).
-  const file = c.rows || values.client === 'curl' ? join(dir, 'export.out') : undefined
+  const file = c.rows || values.client === 'curl' ? join(values.sink ?? dir, 'export.out') : undefined
   const requestHeaders = { ...headers, 'accept-encoding': c.encoding ?? 'identity' }
   const d = values.client === 'curl' ? await curlDownload(`${base}?${c.query}`, requestHeaders, file!) : await download(`${base}?${c.query}`, requestHeaders, file)
   clearInterval(sampler)
