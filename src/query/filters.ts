@@ -5,7 +5,7 @@ import { eventColumnNames, findEventColumn, UTM_FIELDS, utmPropertyKey, type Col
 import { groupFilterOperand } from './group-filters.ts'
 import { HAS_PROFILE, hasProfilePredicate, profileCondition, resolveProfileField } from './profile-filters.ts'
 import { WILDCARD_VALUE, wildcardProperty } from './property-wildcards.ts'
-import type { SqlParams } from './sql-params.ts'
+import { SqlParams } from './sql-params.ts'
 import { clickhouseInstant } from './time-range.ts'
 
 export const OPERATORS = [
@@ -94,6 +94,15 @@ function resolve(name: string, scope: FilterScope, params: SqlParams): Operand |
   if (!column) return undefined
   const kind = FLOAT32_COLUMNS.has(column.column) ? 'float32' : column.kind
   return { expr: column.column, kind, level: 'event', column: column.column }
+}
+
+/**
+ * What a filter name compares, as /pages reads it: a session attribute, an event attribute (with its
+ * event column when it is one as it stands), a profile's; undefined for no such name.
+ */
+export function filterTarget(name: string): { level: Operand['level']; column?: string } | undefined {
+  const operand = resolve(name, 'pageViews', new SqlParams())
+  return operand && { level: operand.level, ...(operand.column && !operand.wrap ? { column: operand.column } : {}) }
 }
 
 const isNumeric = (v: string | number | boolean | null) => typeof v === 'number' || (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)))

@@ -1,10 +1,10 @@
 import type { Statement } from '../clickhouse/run.ts'
 import { findDimension, type Dimension } from './dimensions.ts'
 import { compileFilters, type Filter } from './filters.ts'
+import { WINDOW_CONTEXT } from './insights.ts'
 import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 
-const INSTANT = "DateTime64(3, 'UTC')"
 
 /** OpenPanel's cap on the rows of its lists (MAX_RECORDS_LIMIT); these routes have no cursor. */
 export const LIST_ROWS = 1000
@@ -42,10 +42,9 @@ for (const name of [...Object.values(TRAFFIC_GROUPS).flat(), ...Object.values(EN
  */
 export function pagesTopStatement(pages: Statement, filters: readonly Filter[]): Statement {
   const params = new SqlParams({ ...pages.params, page_limit: LIST_ROWS }, 'top')
-  const ctx = { project: '{project:String}', from: `{from:${INSTANT}}`, to: `{to:${INSTANT}}` }
   return {
     name: `insights_pages_top:${pages.name}`,
-    sql: renderSql('insights_pages_top', { pages: pages.sql, revenue_filters: compileFilters(filters, 'pageViews', params, ctx) }),
+    sql: renderSql('insights_pages_top', { pages: pages.sql, revenue_filters: compileFilters(filters, 'pageViews', params, WINDOW_CONTEXT) }),
     params: params.values,
     ...(pages.settings ? { settings: pages.settings } : {}),
   }

@@ -1,12 +1,15 @@
 import type { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import type { Dimension } from './dimensions.ts'
-import { compileFilters, UNINDEXED_SETS, type Filter } from './filters.ts'
+import { compileFilters, UNINDEXED_SETS, type Filter, type FilterContext } from './filters.ts'
 import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant, type Interval, type TimeRange } from './time-range.ts'
 
 const INSTANT = "DateTime64(3, 'UTC')"
+
+/** Filter subqueries bound to a statement's `{from}` and `{to}`: the window itself. */
+export const WINDOW_CONTEXT: FilterContext = { project: '{project:String}', from: `{from:${INSTANT}}`, to: `{to:${INSTANT}}` }
 
 /** Placeholders every insights statement binds: the project and the window. */
 export function windowPlaceholders(projectId: string, range: TimeRange, earliest: DateTime = range.start) {

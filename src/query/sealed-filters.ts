@@ -1,8 +1,7 @@
 import type { DateTime } from 'luxon'
-import { SESSION_FILTER_COLUMNS } from './dimensions.ts'
-import { findEventColumn } from './event-columns.ts'
-import { compileFilters, type Filter, type FilterContext } from './filters.ts'
+import { compileFilters, filterTarget, type Filter, type FilterContext } from './filters.ts'
 import type { SqlParams } from './sql-params.ts'
+import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
 
 /** The event columns whose distinct values sealed_event_postings holds (sql/schema/027_sealed_event_postings.sql). */
@@ -13,9 +12,7 @@ const POSTED: ReadonlySet<string> = new Set(POSTED_COLUMNS)
 export const postingsFragments = { posted_columns: POSTED_COLUMNS.join(', ') }
 
 /** The union of a build's postings that match an event predicate, from the UTC day of `from` on. */
-const postings = (predicate: string, from: string) =>
-  `(SELECT groupBitmapMergeState(sessions) FROM sealed_event_postings WHERE project_id = {project:String}` +
-  ` AND version = {version:UInt64} AND day >= toDate(${from}) AND (${predicate}))`
+const postings = (predicate: string, from: string) => `(${renderSql('_sealed_event_postings', { predicate, from }).trim()})`
 
 /** What the filters of a sealed statement need of its build. */
 interface Build {
@@ -62,8 +59,11 @@ export function sealedRevenueFilters(filters: readonly Filter[], build: Build, e
 
 /** The columns of sealed_page_views (and of the views /pages adds after C) a filter can match a view on. */
 const VIEW_COLUMNS: ReadonlySet<string> = new Set(['origin', 'path'])
-const onPage = (f: Filter) => VIEW_COLUMNS.has(findEventColumn(f.name)?.column ?? '')
-const onSession = (f: Filter) => SESSION_FILTER_COLUMNS.has(findEventColumn(f.name)?.column ?? f.name)
+const onPage = (f: Filter) => {
+  const target = filterTarget(f.name)
+  return target?.level === 'event' && VIEW_COLUMNS.has(target.column ?? '')
+}
+const onSession = (f: Filter) => filterTarget(f.name)?.level === 'session'
 
 /**
  * How the sealed page tables answer /pages with these filters, or undefined when they cannot: `page`

@@ -1,6 +1,6 @@
 import type { Statement } from '../clickhouse/run.ts'
 import { UNINDEXED_SETS } from './filters.ts'
-import type { PageRequest } from './insights.ts'
+import { WINDOW_CONTEXT, type PageRequest } from './insights.ts'
 import { attributeFragments, BLOCK_MS, ceilTo, DAY_MS, wholePeriods, type SealedBuild } from './sealed.ts'
 import { overlapStart, sealedPageFilters, sealedPageFiltering } from './sealed-filters.ts'
 import { SqlParams } from './sql-params.ts'
@@ -35,8 +35,7 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
   const blocks = wholePeriods(days.from, reachesC && +days.to >= +build.closedAt ? ceilTo(build.closedAt, BLOCK_MS) : days.to, BLOCK_MS)
   const sealedTo = reachesC ? build.closedAt : end
   const params = new SqlParams()
-  const ctx = { project: '{project:String}', from: `{from:DateTime64(3, 'UTC')}`, to: `{to:DateTime64(3, 'UTC')}` }
-  const filters = sealedPageFilters(req.filters, params, ctx)
+  const filters = sealedPageFilters(req.filters, params, WINDOW_CONTEXT)
   const sessions = { session_filters: filters.sessions }
   return {
     name: 'insights_pages_sealed',
