@@ -209,6 +209,20 @@ describe('/metrics from the sealed history', () => {
     expect(kolkata.rollup_from).toBe(kolkata.rollup_to)
   })
 
+  it("takes the totals' whole UTC days from their day rows, C's day whole, where every bucket starts on a UTC midnight", async () => {
+    const explained = async (query: Query) => (await h.get(U, 'metrics', { ...(query as object), explain: 'sql' })).body.params
+    for (const interval of ['day', 'week', 'month']) {
+      const utc = await explained({ range: '30d', interval, previous: 'true' })
+      expect(utc.rollup_from <= utc.days_from && utc.days_from < utc.days_to, interval).toBe(true)
+      expect(utc.days_to > utc.closed && utc.rollup_to === utc.closed, interval).toBe(true)
+    }
+    // Hourly buckets, and local midnights an hour or two off UTC's, split the days: hours only.
+    for (const query of [{ range: '7d', interval: 'hour' }, { range: '30d', timezone: 'Europe/Stockholm' }]) {
+      const split = await explained(query)
+      expect(split.rollup_from < split.rollup_to && split.days_from === split.days_to, JSON.stringify(query)).toBe(true)
+    }
+  })
+
   // Revenue with filters: the revenue events of the sessions that pass them, sealed sessions that
   // began before the window and live ones (sx-cross pays before C, spans C and is from SE).
   for (const filters of FILTERS.filter((f) => f.length > 0)) {

@@ -63,7 +63,7 @@ export const DAY_MS = 86_400_000
 export const HOUR_MS = 3_600_000
 /** Whether an instant starts a UTC hour, where the hourly rollups can start adding whole periods. */
 export const onUtcHour = (t: DateTime) => t.toMillis() % HOUR_MS === 0
-/** The rollups' blocks of days (sql/queries/sealed_build_blocks.sql), aligned on the epoch's days. */
+/** The rollups' blocks of days (sql/queries/sealed_build_merged.sql), aligned on the epoch's days. */
 export const BLOCK_MS = 8 * DAY_MS
 
 /** [from, to): the whole periods of `unit` ms inside [start, end), or an empty span at start. */
@@ -144,13 +144,28 @@ export function hourlyTotalsAnswer(req: MetricsRequest, bucketStarts: readonly D
   return req.filters.length === 0 && req.interval !== 'minute' && onUtcHour(req.range.start) && bucketStarts.every((b) => b <= req.range.start || onUtcHour(b))
 }
 
+/**
+ * The whole UTC days of a /metrics window's hours that the totals' day rows can stand for: none
+ * unless every bucket, and the current window, starts on a UTC midnight within them. C's day row
+ * holds only what was sealed before C, so hours that reach C take it whole.
+ */
+function totalsDays(req: MetricsRequest, bucketStarts: readonly DateTime[], hours: { from: DateTime; to: DateTime }, build: SealedBuild) {
+  const end = +hours.to >= +build.closedAt ? ceilTo(build.closedAt, DAY_MS) : hours.to
+  const days = wholePeriods(hours.from, end, DAY_MS)
+  const inside = (t: DateTime) => t > days.from && t < days.to
+  const splits = [...bucketStarts, req.range.start].filter(inside)
+  return splits.every((t) => t.toMillis() % DAY_MS === 0) ? days : { from: hours.from, to: hours.from }
+}
+
 /** /metrics from the sealed history. */
 export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readonly DateTime[], build: SealedBuild): Statement {
   const earliest = req.previous?.start ?? req.range.start
   const rollup = hourlyTotalsAnswer(req, bucketStarts)
     ? wholePeriods(earliest, earlier(req.range.end, build.closedAt), HOUR_MS)
     : { from: earliest, to: earliest }
+  const days = totalsDays(req, bucketStarts, rollup, build)
   const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup)
+  Object.assign(params.values, { days_from: clickhouseInstant(days.from), days_to: clickhouseInstant(days.to) })
   const tz = params.add(req.range.timezone, 'String')
   const filters = sealedSessionFilters(req.filters, params, ctx)
   const pages = filtersPages(req.filters)
@@ -199,9 +214,10 @@ export interface SealedLatestRow {
  * events each row of session arrays holds, and rows per person where sessions do not tell (025,
  * funnels by person); 6: each session's number, and the sessions of each day's distinct event names, origins
  * and paths (027, event filters); 7: the revenue events of the sessions sealed whole (028, filtered /metrics);
- * 8: page views numbered by their session's sealed_sessions.sno (/pages filtered by session attributes).
+ * 8: page views numbered by their session's sealed_sessions.sno (/pages filtered by session attributes);
+ * 9: the totals by UTC day (/metrics).
  */
-export const SEALED_FORMAT = 8
+export const SEALED_FORMAT = 9
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',
