@@ -1,5 +1,5 @@
 /**
- * /export/charts answered from the sealed history's hourly event rollups (src/query/sealed-charts.ts):
+ * /export/charts answered from the sealed history's event rollups (src/query/sealed-charts.ts):
  * over random windows (whole local days and hour-aligned instants; half-hour zones and unaligned
  * instants fall back to the events), intervals, event names and segments, the body equals the one
  * the same app gives without a sealed history, and each bucket equals what this file counts from
@@ -194,6 +194,32 @@ describe('charts from the sealed event rollups', () => {
   it('the random cases reached both paths', () => {
     expect(paths.filter(Boolean).length).toBeGreaterThan(8)
     expect(paths.filter((p) => !p).length).toBeGreaterThan(8)
+  })
+})
+
+describe('what a sealed chart reads', () => {
+  // A request first: one that only explains itself plans with what earlier requests checked.
+  const explained = async (query: Record<string, string>) => {
+    const url = `http://quarry.test/export/charts?${new URLSearchParams({ projectId: U, series: JSON.stringify([{ name: '*', segment: 'user' }]), timezone: 'UTC', ...query })}`
+    expect((await h.fetch(url)).headers.get('x-quarry-sealed-until')).not.toBeNull()
+    const { sql, params } = (await h.fetch(`${url}&explain=sql`)).body as { sql: string[]; params: Record<string, string> }
+    return { sql: sql.join('\n'), params }
+  }
+
+  it("takes whole UTC days from the day rows, C's day whole, and numbers the profiles after C from their snapshot", async () => {
+    const { sql, params } = await explained({ range: '30d', interval: 'day', previous: 'true' })
+    expect(params.hours_from! <= params.days_from! && params.days_from! < params.days_to!).toBe(true)
+    expect(params.days_to! > params.hours_to!).toBe(true)
+    expect(sql).toContain('FROM sealed_live_profiles')
+    expect(sql).not.toContain('FROM sealed_visitors')
+  })
+
+  it('reads hours only where the buckets split UTC days, and looks the numbers up where it reads events before C', async () => {
+    const hourly = await explained({ range: '7d', interval: 'hour' })
+    expect(hourly.params.days_from).toBe(hourly.params.days_to)
+    const before = await explained({ startDate: '2026-04-12T00:00:00Z', endDate: '2026-04-13T15:30:00Z', interval: 'hour' })
+    expect(before.sql).toContain('FROM sealed_visitors')
+    expect(before.sql).not.toContain('FROM sealed_live_profiles')
   })
 })
 

@@ -12,6 +12,7 @@
  */
 import { openSealedProject } from '../lib/sealed-project.ts'
 import { findDimension } from '../../src/query/dimensions.ts'
+import { chartBuckets } from '../../src/query/chart-series.ts'
 import { chartSeriesStatement, type ChartSeriesRow } from '../../src/query/charts.ts'
 import { breakdownStatement } from '../../src/query/insights.ts'
 import { metricsBuckets, metricsStatement } from '../../src/query/metrics.ts'
@@ -88,7 +89,7 @@ for (const [label, tz, days] of [['30d UTC', 'UTC', 30], ['30d Europe/Berlin', '
   for (const segment of ['event', 'user'] as const) {
     for (const name of ['screen_view', '*']) {
       const series = { projectId: project, range, interval: 'day' as const, name, filters: [], segment, breakdowns: [], limit: 50, path: 'series.0' }
-      await compare(`${label}, ${name}, ${segment}`, [chartSeriesStatement(series), sealedChartSeriesStatement(series, computed)], chartRows)
+      await compare(`${label}, ${name}, ${segment}`, [chartSeriesStatement(series), sealedChartSeriesStatement(series, chartBuckets(range, 'day'), computed)], chartRows)
     }
   }
 }

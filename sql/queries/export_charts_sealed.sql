@@ -1,12 +1,15 @@
 -- /export/charts: one series from the sealed history (src/query/sealed-charts.ts says which
 -- series): the same rows as export_charts.sql for a series without breakdowns. Whole UTC hours
--- [hours_from, hours_to) before C come from the event rollups, whose hours each fall in one bucket;
--- the rest of [earliest, to) from the events, with each profile's number where it has one and its
--- key where it has none (first seen since the build), so that profiles are counted once across both.
+-- [hours_from, hours_to) before C come from the event rollups, whose hours each fall in one bucket
+-- (the whole UTC days among them [days_from, days_to) from the day rows, where each day falls in
+-- one bucket); the rest of [earliest, to) from the events, with each profile's number where it has
+-- one and its key where it has none (first seen since the build), so that profiles are counted
+-- once across both.
 --
 -- Fragment slots: bucket, the bucket expression over `created_at`; rollup_conditions and
 -- event_conditions, ` AND …` predicates (event name, profiled events only); value, the segment's
--- value from `events` and `profiles`. All come from src/query/sealed-charts.ts.
+-- value from `events` and `profiles`; profile_numbers, the numbers of the events' profiles
+-- (_chart_profile_numbers*.sql). All come from src/query/sealed-charts.ts.
 SELECT period, bucket, is_total, value, profiles, '' AS l0, '' AS l1, '' AS l2
 FROM (
   SELECT *, countIf(period = 0) OVER () AS current_rows
@@ -25,7 +28,9 @@ FROM (
         SELECT hour AS created_at, events, profiles
         FROM sealed_event_rollups
         WHERE project_id = {project:String} AND version = {version:UInt64}
-          AND hour >= {hours_from:DateTime64(3, 'UTC')} AND hour < {hours_to:DateTime64(3, 'UTC')}
+          AND ((hours = 1 AND hour >= {hours_from:DateTime64(3, 'UTC')} AND hour < {hours_to:DateTime64(3, 'UTC')}
+              AND (hour < {days_from:DateTime64(3, 'UTC')} OR hour >= {days_to:DateTime64(3, 'UTC')}))
+            OR (hours = 24 AND hour >= {days_from:DateTime64(3, 'UTC')} AND hour < {days_to:DateTime64(3, 'UTC')}))
           {{rollup_conditions}}
       )
       GROUP BY period, bucket
@@ -40,15 +45,7 @@ FROM (
             OR (created_at >= {hours_to:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}))
           {{event_conditions}}
       ) AS e
-      LEFT JOIN (
-        SELECT profile_key, min(vno) AS vno FROM sealed_visitors
-        WHERE project_id = {project:String} AND profile_key IN (
-          SELECT reinterpretAsUInt128(sipHash128(profile_id)) FROM events
-          WHERE project_id = {project:String}
-            AND ((created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {hours_from:DateTime64(3, 'UTC')})
-              OR (created_at >= {hours_to:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}))
-        )
-        GROUP BY profile_key
+      LEFT JOIN ({{profile_numbers}}
       ) AS v USING (profile_key)
       GROUP BY period, bucket
     )

@@ -1,8 +1,9 @@
 -- The profiles of the events after C with their numbers, written for one state of those events
 -- (see sealed_live_profiles): what _profile_numbered.sql computes per request, for every window
--- and timezone at once, so that requests read a few thousand rows instead of sealed_visitors' index.
+-- and timezone at once, so that requests read a few thousand rows instead of sealed_visitors' index
+-- (charts too, by key).
 -- A profile first seen after C is numbered from 2^31 on (sealed numbers count visitors, far below).
-INSERT INTO sealed_live_profiles (project_id, version, stamp, identified, hour, first_at, vno)
+INSERT INTO sealed_live_profiles (project_id, version, stamp, identified, hour, first_at, vno, profile_key)
 WITH
   after AS (
     SELECT reinterpretAsUInt128(sipHash128(profile_id)) AS profile_key, profile_id != device_id AS identified,
@@ -20,6 +21,6 @@ WITH
       GROUP BY profile_key
     ) AS v USING (profile_key)
   )
-SELECT {project:String}, {version:UInt64}, {stamp:UInt64}, a.identified, a.hour, a.first_at, n.vno
+SELECT {project:String}, {version:UInt64}, {stamp:UInt64}, a.identified, a.hour, a.first_at, n.vno, a.profile_key
 FROM after AS a
 INNER JOIN numbers AS n USING (profile_key)

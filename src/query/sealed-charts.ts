@@ -2,7 +2,7 @@ import type { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import type { ChartSeriesRequest, Segment } from './charts.ts'
 import { bucketExpression, windowPlaceholders } from './insights.ts'
-import { HOUR_MS, onUtcHour, wholePeriods, type SealedBuild } from './sealed.ts'
+import { HOUR_MS, onUtcHour, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
 
@@ -37,20 +37,27 @@ export function sealedChartAnswers(req: ChartSeriesRequest, bucketStarts: readon
 
 /**
  * One series from the sealed history (sql/queries/export_charts_sealed.sql): the same rows as
- * chartSeriesStatement for the requests sealedChartAnswers accepts. Whole UTC hours before C come
- * from the event rollups, the rest of the window from the events.
+ * chartSeriesStatement for the requests sealedChartAnswers accepts, with the same `bucketStarts`.
+ * Whole UTC hours before C come from the event rollups (whole UTC days of them as days where the
+ * buckets allow), the rest of the window from the events, whose profiles are numbered from the
+ * snapshot of the events after C where the planner wrote one and they all lie from C on.
  */
-export function sealedChartSeriesStatement(req: ChartSeriesRequest, build: SealedBuild): Statement {
+export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts: readonly DateTime[], build: SealedBuild): Statement {
   const segment = SEALED_SEGMENTS[req.segment]
   if (!segment) throw new Error(`segment ${req.segment} is not sealed`)
   const earliest = req.previous?.start ?? req.range.start
   const sealedEnd = req.range.end < build.closedAt ? req.range.end : build.closedAt
   const hours = wholePeriods(earliest, sealedEnd, HOUR_MS)
+  const days = wholeDays(req.range.start, bucketStarts, hours, build.closedAt)
+  const snapshot = build.liveStamp !== undefined && +hours.to >= +build.closedAt
   const { params } = windowPlaceholders(req.projectId, req.range, earliest)
   Object.assign(params.values, {
     version: build.version,
     hours_from: clickhouseInstant(hours.from),
     hours_to: clickhouseInstant(hours.to),
+    days_from: clickhouseInstant(days.from),
+    days_to: clickhouseInstant(days.to),
+    ...(snapshot ? { stamp: build.liveStamp } : {}),
   })
   const conditions: string[] = []
   if (req.name !== '*') conditions.push(`name = ${params.add(req.name, 'String')}`)
@@ -64,6 +71,7 @@ export function sealedChartSeriesStatement(req: ChartSeriesRequest, build: Seale
       rollup_conditions: rollupConditions.map((c) => ` AND ${c}`).join(''),
       event_conditions: eventConditions.map((c) => ` AND ${c}`).join(''),
       value: segment.value,
+      profile_numbers: renderSql(snapshot ? '_chart_profile_numbers_snapshot' : '_chart_profile_numbers'),
     }),
     params: params.values,
   }

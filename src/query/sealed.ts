@@ -145,15 +145,15 @@ export function hourlyTotalsAnswer(req: MetricsRequest, bucketStarts: readonly D
 }
 
 /**
- * The whole UTC days of a /metrics window's hours that the totals' day rows can stand for: none
- * unless every bucket, and the current window, starts on a UTC midnight within them. C's day row
- * holds only what was sealed before C, so hours that reach C take it whole.
+ * The whole UTC days among a window's sealed hours whose day rows can stand for their hours: none
+ * unless every bucket, and the current window (`start`), starts on a UTC midnight within them.
+ * C's day row holds only what was sealed before C, so hours that reach C take it whole.
  */
-function totalsDays(req: MetricsRequest, bucketStarts: readonly DateTime[], hours: { from: DateTime; to: DateTime }, build: SealedBuild) {
-  const end = +hours.to >= +build.closedAt ? ceilTo(build.closedAt, DAY_MS) : hours.to
+export function wholeDays(start: DateTime, bucketStarts: readonly DateTime[], hours: { from: DateTime; to: DateTime }, closedAt: DateTime) {
+  const end = +hours.to >= +closedAt ? ceilTo(closedAt, DAY_MS) : hours.to
   const days = wholePeriods(hours.from, end, DAY_MS)
   const inside = (t: DateTime) => t > days.from && t < days.to
-  const splits = [...bucketStarts, req.range.start].filter(inside)
+  const splits = [...bucketStarts, start].filter(inside)
   return splits.every((t) => t.toMillis() % DAY_MS === 0) ? days : { from: hours.from, to: hours.from }
 }
 
@@ -163,7 +163,7 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
   const rollup = hourlyTotalsAnswer(req, bucketStarts)
     ? wholePeriods(earliest, earlier(req.range.end, build.closedAt), HOUR_MS)
     : { from: earliest, to: earliest }
-  const days = totalsDays(req, bucketStarts, rollup, build)
+  const days = wholeDays(req.range.start, bucketStarts, rollup, build.closedAt)
   const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup)
   Object.assign(params.values, { days_from: clickhouseInstant(days.from), days_to: clickhouseInstant(days.to) })
   const tz = params.add(req.range.timezone, 'String')
@@ -215,9 +215,9 @@ export interface SealedLatestRow {
  * funnels by person); 6: each session's number, and the sessions of each day's distinct event names, origins
  * and paths (027, event filters); 7: the revenue events of the sessions sealed whole (028, filtered /metrics);
  * 8: page views numbered by their session's sealed_sessions.sno (/pages filtered by session attributes);
- * 9: the totals by UTC day (/metrics).
+ * 9: the totals by UTC day (/metrics); 10: the event rollups by UTC day (029, charts).
  */
-export const SEALED_FORMAT = 9
+export const SEALED_FORMAT = 10
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',

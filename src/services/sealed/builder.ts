@@ -55,7 +55,7 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
  * Seals one project's history before C: numbers its new visitors (each session's, then every
  * event's profile), writes its sessions (those that go on after C as `held` parts), the sessions of
  * each day's event names, origins and paths, and the revenue events of the sessions (filters), then
- * each dimension's daily rollup, their 8-day blocks, the hourly and daily totals, the hourly event rollups and
+ * each dimension's daily rollup, their 8-day blocks, the hourly and daily totals, the hourly and daily event rollups and
  * the hourly and daily sets of profiles and the sessions' event arrays with their rows per person
  * (product analytics), and the page tables (/pages). Kept only if no insert reached before C while it read, then registered; the
  * builds before the one it replaces are dropped. Returns how long it took, or undefined when the
@@ -101,6 +101,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     await step('sealed_build_totals')
     await step('sealed_build_merged', {}, { from_hours: 1, to_hours: 24 })
     await step('sealed_build_events')
+    await step('sealed_build_event_days')
     await step('sealed_build_profiles')
     await step('sealed_build_profile_days')
     await step('sealed_build_session_events')
