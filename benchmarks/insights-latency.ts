@@ -2,8 +2,9 @@
  * Median and p90 latency of every insights endpoint over real HTTP, against an existing data
  * directory (seed it first: `quarry seed --project demo --events 1000000`). The app is the one
  * `quarry serve` runs, without the response cache: it reads the sealed history (built first, and its
- * build time reported) unless QUARRY_SEALED=0.
- *   QUARRY_DATA_DIR=… npx tsx benchmarks/insights-latency.ts [--project demo] [--runs 20] [--range 30d]
+ * build time reported) unless QUARRY_SEALED=0. /export/charts is timed too, for one series of screen
+ * views counted as events and as users.
+ *   QUARRY_DATA_DIR=… npx tsx benchmarks/insights-latency.ts [--project demo] [--runs 20] [--range 30d] [--out name]
  */
 import { writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
@@ -17,7 +18,9 @@ import { DIMENSIONS } from '../src/query/dimensions.ts'
 import { openRuntime } from '../src/runtime.ts'
 import { listen } from '../src/server.ts'
 
-const { values } = parseArgs({ options: { project: { type: 'string', default: 'demo' }, runs: { type: 'string', default: '20' }, range: { type: 'string', default: '30d' } } })
+const { values } = parseArgs({
+  options: { project: { type: 'string', default: 'demo' }, runs: { type: 'string', default: '20' }, range: { type: 'string', default: '30d' }, out: { type: 'string' } },
+})
 const runs = Number(values.runs)
 const config = { ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_RATE_LIMIT: 1_000_000 }
 const rt = await openRuntime(config, createLogger('warn'))
@@ -29,14 +32,20 @@ const buildStarted = performance.now()
 await sealed?.build(project.id)
 const sealedBuildMs = sealed ? Math.round(performance.now() - buildStarted) : null
 const server = await listen(buildApp({ config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, sealed }), '127.0.0.1', 0)
-const base = `http://127.0.0.1:${server.port}/insights/${values.project}`
+const origin = `http://127.0.0.1:${server.port}`
 const headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
 
-const endpoints = ['metrics', 'live', 'pages', ...DIMENSIONS.map((d) => d.name)]
+const chart = (segment: string) =>
+  `/export/charts?${new URLSearchParams({ projectId: values.project!, range: values.range!, interval: 'day', series: JSON.stringify([{ name: 'screen_view', segment }]) })}`
+const cells: [string, string][] = [
+  ...['metrics', 'live', 'pages', ...DIMENSIONS.map((d) => d.name)].map((e): [string, string] => [e, `/insights/${values.project}/${e}${e === 'live' ? '' : `?range=${values.range}`}`]),
+  ['export/charts events', chart('event')],
+  ['export/charts users', chart('user')],
+]
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
-const results: { endpoint: string; median_ms: number; p90_ms: number; db_median_ms: number; sealed: boolean }[] = []
-for (const endpoint of endpoints) {
-  const url = `${base}/${endpoint}${endpoint === 'live' ? '' : `?range=${values.range}`}`
+const results: { endpoint: string; median_ms: number; p90_ms: number; p99_ms: number; db_median_ms: number; sealed: boolean }[] = []
+for (const [endpoint, path] of cells) {
+  const url = `${origin}${path}`
   const times: number[] = []
   const dbTimes: number[] = []
   let fromSealed = 0
@@ -56,6 +65,7 @@ for (const endpoint of endpoints) {
     endpoint,
     median_ms: +quantile(times, 0.5).toFixed(1),
     p90_ms: +quantile(times, 0.9).toFixed(1),
+    p99_ms: +quantile(times, 0.99).toFixed(1),
     db_median_ms: +quantile(dbTimes, 0.5).toFixed(1),
     sealed: fromSealed === runs,
   })
@@ -71,6 +81,6 @@ const report = {
   sealed_build_ms: sealedBuildMs,
   results,
 }
-writeFileSync(new URL(`./results/insights-latency-${values.range}.json`, import.meta.url), `${JSON.stringify(report, null, 2)}\n`)
+writeFileSync(new URL(`./results/${values.out ?? `insights-latency-${values.range}`}.json`, import.meta.url), `${JSON.stringify(report, null, 2)}\n`)
 await server.shutdown(1000)
 await rt.close()
