@@ -55,11 +55,11 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
  * Seals one project's history before C: numbers its new visitors (each session's, then every
  * event's profile), writes its sessions (those that go on after C as `held` parts), the sessions of
  * each day's event names, origins and paths, and the revenue events of the sessions (filters), then
- * each dimension's daily rollup, their 8-day blocks, the hourly and daily totals, the hourly and daily event rollups and
- * the hourly and daily sets of profiles and the sessions' event arrays with their rows per person
- * (product analytics), and the page tables (/pages). Kept only if no insert reached before C while it read, then registered; the
- * builds before the one it replaces are dropped. Returns how long it took, or undefined when the
- * build was not kept.
+ * each dimension's daily rollup and their 8-day blocks, the totals and the event rollups by hour and
+ * by day, the hourly and daily sets of profiles and the sessions' event arrays with their rows per
+ * person (product analytics), and the page tables (/pages). Kept only if no insert reached before C
+ * while it read, then registered; the builds before the one it replaces are dropped. Returns how
+ * long it took, or undefined when the build was not kept.
  */
 export async function sealProject(projectId: string, o: SealOptions): Promise<number | undefined> {
   const { runner, logger } = o
