@@ -199,9 +199,11 @@ export interface SealedLatestRow {
  * events each row of session arrays holds, and rows per person where sessions do not tell (025,
  * funnels by person); 6: each session's number, and the sessions of each day's distinct event names, origins
  * and paths (027, event filters); 7: the revenue events of the sessions sealed whole (028, filtered /metrics);
- * 8: page views numbered by their session's sealed_sessions.sno (/pages filtered by session attributes).
+ * 8: page views numbered by their session's sealed_sessions.sno (/pages filtered by session attributes);
+ * 9: each profile's episodes and each device's identified events instead of 025's rows per person (030,
+ * funnels by person).
  */
-export const SEALED_FORMAT = 8
+export const SEALED_FORMAT = 9
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',
