@@ -99,6 +99,8 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
   sealed_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_event_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_session_events: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_person_events: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_device_profiles: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_profile_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_page_views: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_page_days: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
@@ -135,8 +137,8 @@ describe('cluster DDL', () => {
     const altered = singleNode()
       .flatMap((statement) => clusterStatements(statement, TARGET))
       .flatMap((sql) => /^ALTER TABLE (\w+) ON CLUSTER /.exec(sql)?.[1] ?? [])
-    // 019 adds a column: to the sharded tables' locals and their Distributed tables both; 023 two to sealed_builds; 025 columns to sealed_session_events; 026 a codec and an index of it; 027 one to sealed_sessions; 029 one to sealed_event_rollups and one to sealed_live_profiles.
-    expect(altered).toEqual(['events_local', 'events_local', 'events_local', 'sealed_builds', 'events_local', 'events', 'profiles', 'sessions_local', 'sessions', 'sealed_builds', 'sealed_builds', 'sealed_session_events', 'sealed_session_events', 'sealed_sessions', 'sealed_event_rollups', 'sealed_live_profiles'])
+    // 019 adds a column: to the sharded tables' locals and their Distributed tables both; 023 two to sealed_builds; 025 columns to sealed_session_events; 026 a codec and an index of it; 027 one to sealed_sessions; 029 one to sealed_event_rollups and one to sealed_live_profiles; 030 drops 025's.
+    expect(altered).toEqual(['events_local', 'events_local', 'events_local', 'sealed_builds', 'events_local', 'events', 'profiles', 'sessions_local', 'sessions', 'sealed_builds', 'sealed_builds', 'sealed_session_events', 'sealed_session_events', 'sealed_sessions', 'sealed_event_rollups', 'sealed_live_profiles', 'sealed_session_events'])
   })
 
   it('gives every MergeTree table its replicated engine, Keeper path and replica macro, keeping its own arguments', async () => {

@@ -278,7 +278,11 @@ describe('funnel and user flow from the sealed history', () => {
    * that identifies itself midway (after an anonymous session of the same device), events without
    * a session, a device identified only after C and one anonymous after C but identified before,
    * a device identified as two profiles in the window (the first counts), one identified only
-   * before the window, and one identified first by a session across the window's start.
+   * before the window, and one identified first by a session across the window's start; and
+   * people whose steps the build's episodes (cut after a day without events) must not part: a
+   * step exactly a day after the one before it, one a millisecond later (which a window of 720
+   * hours still chains), and a profile that is also a device, anonymous there and identified on
+   * another device in the same minutes.
    */
   const people = () => {
     const d = (name: string) => `${p.id}-${name}`
@@ -314,6 +318,13 @@ describe('funnel and user flow from the sealed history', () => {
       row(utc('2026-04-13T05:00:00'), 'screen_view', d('edge-s2'), d('edge'), d('u-edge-b')),
       row(utc('2026-04-14T09:00:00'), 'signup', d('edge-s3'), d('edge')),
       row(utc('2026-04-14T09:01:00'), 'add_to_cart', d('edge-s3'), d('edge')),
+      row(utc('2026-03-11T10:00:00'), 'session_start', d('day-s1'), d('day'), d('u-day')),
+      row(utc('2026-03-12T10:00:00'), 'signup', d('day-s2'), d('day'), d('u-day')),
+      row(utc('2026-03-11T10:00:00'), 'session_start', d('late-s1'), d('late'), d('u-late')),
+      row(utc('2026-03-12T10:00:00.001'), 'signup', d('late-s2'), d('late'), d('u-late')),
+      row(utc('2026-03-14T10:00:00'), 'session_start', d('tw-s1'), d('tw')),
+      row(utc('2026-03-14T10:01:00'), 'signup', d('tw-s2'), d('tw-b'), d('tw')),
+      row(utc('2026-03-14T10:02:00'), 'add_to_cart', d('tw-s1'), d('tw')),
     ]
   }
 
@@ -388,6 +399,12 @@ describe('funnel and user flow from the sealed history', () => {
     expect(person(PAST, 'old')).toEqual([1, 1, 0, 0])
     expect(person(RECENT, 'aft')).toEqual([1, 1, 1, 0])
     expect(person(RECENT, 'bef')).toEqual([1, 1, 1, 0])
+    const within = (name: string, windowHours: number, devices = [name]) =>
+      funnelUsers(rows.filter((e) => devices.some((x) => e.device_id === `${p.id}-${x}`)), win('UTC', PAST), STEPS, windowHours, 'profile_id')
+    expect(within('day', 24)).toEqual([1, 1, 0, 0])
+    expect(within('late', 24)).toEqual([1, 0, 0, 0])
+    expect(within('late', 720)).toEqual([1, 1, 0, 0])
+    expect(within('tw', 24, ['tw', 'tw-b'])).toEqual([1, 1, 1, 0])
     const edge = rows.filter((e) => e.device_id === `${p.id}-edge`)
     expect(funnelUsers(edge, win(p.timezone, RECENT), STEPS, 720, 'profile_id')).toEqual([1, 1, 1, 0])
   })

@@ -1,7 +1,7 @@
 -- The CTEs of a per-session statement on the sealed history (insights_funnel_sealed.sql,
 -- insights_user_flow_sealed.sql): `live`, the window's events from C on ({live_from} is the later
 -- of C and the window's start) that pass `names`; `sealed`, the build's sessions with events
--- before C that may overlap the window (not the rows per person, `part`) (their arrays as event_times and event_names, names no
+-- before C that may overlap the window (their arrays as event_times and event_names, names no
 -- statement's own columns take); `merged`, every event in the window of the sessions with
 -- such a live event, those before C from their arrays (the granules that may hold them found by
 -- the bloom filter of session keys, sql/schema/026_sealed_session_times.sql). Every other session's
@@ -17,7 +17,7 @@ WITH
     SELECT session_key AS key, created_at, ended_at, times AS event_times, names AS event_names
     FROM sealed_session_events
     WHERE project_id = {project:String} AND version = {version:UInt64}
-      AND created_at < {to:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')} AND NOT part
+      AND created_at < {to:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')}
   ),
   merged AS (
     SELECT key, t, name FROM live

@@ -1,85 +1,115 @@
 -- /insights/{projectId}/funnel?groupBy=profile_id from the sealed history (src/query/product/sealed-units.ts):
--- the levels of insights_funnel.sql per person, from the window's rows of sealed_session_events
--- (each of one device and profile, sql/schema/025_sealed_session_people.sql) and the events from C
--- on, instead of grouping the window's events by person. As there, a person is the events' profile
--- or, for anonymous events, the profile their device identified as first in the window (`links`:
--- the first identified event in the window of each device that has anonymous events, from the
--- rows of identified events of the devices `linked` or anonymous after C, and the events after C;
--- ties of time may pick another profile than the events' argMin, which takes either). A row begun
--- in the window has its first time there as `created_at`: only rows across the window's start read
--- their times, so that a few hundred candidate rows do not read the times of every granule they
--- fall on (L, 30 days: the links 368 → 180 ms of CPU). Persons are
--- sipHash128 keys of profiles. Each row's step events in the window are encoded as in
--- insights_funnel.sql, times in 1/16 ms less the step number (`xs`; the step is 15 - x % 16).
--- Only persons with an event of the second step run windowFunnel, over all their step events in
--- the window: the others reach level 1 at most, had they an event of the first step.
+-- the levels of insights_funnel.sql per person, from the episodes of each profile's events before C
+-- (sql/schema/030_sealed_person_events.sql) and the events from C on. As there, a person is the
+-- events' profile or, for anonymous events, the profile their device identified as first in the
+-- window (`links`: the device's first identified event in the window, looked up by device for the
+-- devices of `linked` episodes and of anonymous events after C, and among the events after C; ties
+-- of time may pick another profile than the events' argMin, which takes either).
 --
--- Fragment slots: conditions, windowFunnel's conditions over `xs` (`arrayMap(x -> x % 16 = 15 - j, xs)`,
--- j the step name's first index among the steps).
+-- `held`: the episodes of the people whose level needs their events together: those of a link
+-- (either side), of events after C, of a `twofold` profile, or everyone where {grouped} (a funnel
+-- window longer than the build's episode gap). Their step events are encoded as in
+-- insights_funnel.sql, times in 1/16 ms less the step number (`xs`; the step is 15 - x % 16), and
+-- grouped by person. Everyone else's episodes are never within a window of each other: each
+-- episode's level is computed as a session's is (insights_funnel_sealed.sql), and a person's level
+-- is the highest of them, counted per level as bitmaps of the profiles' numbers (people with a
+-- level L and none higher), less the numbers of the held episodes' profiles.
+--
+-- The events after C, the links and the held people's levels are scalar subqueries: a CTE is
+-- computed again wherever it is named (the links, named three times, cost 160-190 ms of CPU each
+-- on L at load 6-8; the statement 1,550 ms of CPU with CTEs, 1,056 with scalars).
+--
+-- Fragment slots: conditions, windowFunnel's conditions over `xs` (`arrayMap(x -> x % 16 = 15 - j, xs)`);
+-- episode_conditions, the same over an episode's step numbers `ks` (`arrayMap(k -> k = j, ks)`);
+-- j the step name's first index among the steps.
 WITH
-  live AS (
-    SELECT toUInt64(toUnixTimestamp64Milli(created_at)) AS t, name,
-      if(device_id = '', toUInt128(0), reinterpretAsUInt128(sipHash128(device_id))) AS device_key,
-      if(profile_id = '', toUInt128(0), reinterpretAsUInt128(sipHash128(profile_id))) AS profile_key
+  (
+    SELECT groupArray((toUInt64(toUnixTimestamp64Milli(created_at)), name,
+      if(device_id = '', toUInt128(0), reinterpretAsUInt128(sipHash128(device_id))),
+      if(profile_id = '', toUInt128(0), reinterpretAsUInt128(sipHash128(profile_id)))))
     FROM events
     WHERE project_id = {project:String} AND created_at >= {live_from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-  ),
-  sealed AS (
-    SELECT times, names, device_key, profile_key, linked
-    FROM sealed_session_events
-    WHERE project_id = {project:String} AND version = {version:UInt64}
-      AND created_at < {to:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')} AND NOT mixed
-  ),
-  candidates AS (
-    SELECT device_key FROM sealed WHERE linked
-    UNION ALL
-    SELECT device_key FROM live WHERE profile_key = device_key AND device_key != 0
-  ),
+  ) AS live_events,
+  live AS (SELECT e.1 AS t, e.2 AS name, e.3 AS device_key, e.4 AS profile_key FROM (SELECT arrayJoin(live_events) AS e)),
   links AS (
     SELECT device_key, argMin(profile_key, t) AS person
     FROM (
       SELECT device_key, profile_key, t FROM live
       WHERE profile_key != device_key AND profile_key != 0 AND device_key != 0
       UNION ALL
-      SELECT device_key, profile_key, toUInt64(toUnixTimestamp64Milli(created_at)) AS t
-      FROM sealed_session_events
-      PREWHERE device_key IN candidates
+      SELECT device_key, profile_key, arrayFirst(t -> t >= {from_ms:UInt64} AND t < {to_ms:UInt64}, times) AS t
+      FROM sealed_device_profiles
       WHERE project_id = {project:String} AND version = {version:UInt64}
-        AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')} AND NOT mixed
-        AND profile_key != device_key AND profile_key != 0
-      UNION ALL
-      SELECT device_key, profile_key, times[arrayFirstIndex(t -> t >= {from_ms:UInt64} AND t < {to_ms:UInt64}, times) AS i] AS t
-      FROM sealed_session_events
-      PREWHERE device_key IN candidates
-      WHERE project_id = {project:String} AND version = {version:UInt64}
-        AND created_at < {from:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')} AND NOT mixed
-        AND profile_key != device_key AND profile_key != 0 AND i > 0
+        AND device_key IN (
+          SELECT profile_key FROM sealed_person_events
+          WHERE project_id = {project:String} AND version = {version:UInt64} AND linked
+            AND created_at < {to:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')}
+          UNION ALL
+          SELECT device_key FROM live WHERE profile_key = device_key AND device_key != 0)
+        AND day >= toDate({from:DateTime64(3, 'UTC')}) AND day <= toDate({to:DateTime64(3, 'UTC')}) AND t > 0
     )
     GROUP BY device_key
   ),
-  parts AS (
-    SELECT if(u.profile_key = u.device_key AND l.person != 0, l.person, u.profile_key) AS person, xs,
-      has(ks, 1) AS first, has(ks, {second:UInt8}) AS second
+  (SELECT (groupArray(device_key), groupArray(person)) FROM links) AS link_map,
+  linked_to AS (SELECT l.1 AS device_key, l.2 AS person FROM (SELECT arrayJoin(arrayZip(link_map.1, link_map.2)) AS l)),
+  held AS (
+    SELECT if(e.anonymous AND l.person != 0, l.person, e.profile_key) AS person, e.vno AS vno, e.times AS times, e.names AS names
     FROM (
-      SELECT device_key, profile_key, ks, arrayFilter((x, k) -> k > 0, arrayMap((t, k) -> toUInt64(t * 16 + 15 - k), times, ks), ks) AS xs
+      SELECT profile_key, vno, anonymous, times, names
+      FROM sealed_person_events
+      PREWHERE {grouped:Bool} OR twofold OR profile_key IN (
+        SELECT arrayJoin(arrayConcat(link_map.1, link_map.2, arrayMap(e -> e.3, live_events), arrayMap(e -> e.4, live_events))))
+      WHERE project_id = {project:String} AND version = {version:UInt64}
+        AND created_at < {to:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')}
+    ) AS e
+    LEFT JOIN linked_to AS l ON l.device_key = e.profile_key
+  ),
+  (
+    SELECT (groupBitmapMergeState(bits), groupArrayIf(level, level > 0))
+    FROM (
+      SELECT bits, if(arrayExists(x -> x % 16 = 15 - {second:UInt8}, xs), arrayReduce({funnel:String}, xs, {{conditions}}), toUInt8(arrayExists(x -> x % 16 = 14, xs))) AS level
       FROM (
-        SELECT device_key, profile_key, times,
-          arrayMap((n, t) -> transform(n, {names:Array(String)}, {numbers:Array(UInt8)}, 0) * (t >= {from_ms:UInt64} AND t < {to_ms:UInt64}), names, times) AS ks
-        FROM sealed
-        WHERE profile_key != 0 AND hasAny(names, {names:Array(String)})
+        SELECT groupBitmapState(vno) AS bits, groupArrayArray(xs) AS xs
+        FROM (
+          SELECT person, vno, arrayFilter((x, k) -> k > 0, arrayMap((t, k) -> toUInt64(t * 16 + 15 - k), times, ks), ks) AS xs
+          FROM (
+            SELECT person, vno, times,
+              arrayMap((n, t) -> transform(n, {names:Array(String)}, {numbers:Array(UInt8)}, 0) * (t >= {from_ms:UInt64} AND t < {to_ms:UInt64}), names, times) AS ks
+            FROM held
+          )
+          UNION ALL
+          SELECT if(u.profile_key = u.device_key AND l.person != 0, l.person, u.profile_key), 0, [toUInt64(u.t * 16 + 15 - indexOf({steps:Array(String)}, u.name))]
+          FROM (SELECT * FROM live WHERE name IN {steps:Array(String)} AND profile_key != 0) AS u
+          LEFT JOIN linked_to AS l ON l.device_key = u.device_key
+        )
+        GROUP BY person
       )
-      WHERE notEmpty(xs)
-      UNION ALL
-      SELECT device_key, profile_key, [k] AS ks, [toUInt64(t * 16 + 15 - k)] AS xs
-      FROM (SELECT device_key, profile_key, t, toUInt8(indexOf({steps:Array(String)}, name)) AS k FROM live WHERE name IN {steps:Array(String)} AND profile_key != 0)
-    ) AS u
-    LEFT JOIN links AS l ON l.device_key = u.device_key
-  )
-SELECT level, count() AS units
+    )
+  ) AS grouped_people
+SELECT level, sum(units) AS units
 FROM (
-  SELECT if(second, arrayReduce({funnel:String}, xs, {{conditions}}), toUInt8(first)) AS level
-  FROM (SELECT max(first) AS first, max(second) AS second, groupArrayArray(xs) AS xs FROM parts GROUP BY person)
+  SELECT level, bitmapCardinality(bitmapAndnot(bitmapAndnot(bits, higher), grouped_people.1)) AS units
+  FROM (
+    SELECT level, bits, groupBitmapMergeState(bits) OVER (ORDER BY level DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS higher
+    FROM (
+      SELECT level, groupBitmapState(vno) AS bits
+      FROM (
+        SELECT vno, if(has(ks, {second:UInt8}), arrayReduce({funnel:String}, arrayMap((t, k) -> toUInt64(t * 16 + 15 - k), times, ks), {{episode_conditions}}), toUInt8(has(ks, 1))) AS level
+        FROM (
+          SELECT vno, times,
+            arrayMap((n, t) -> transform(n, {names:Array(String)}, {numbers:Array(UInt8)}, 0) * (t >= {from_ms:UInt64} AND t < {to_ms:UInt64}), names, times) AS ks
+          FROM sealed_person_events
+          WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT {grouped:Bool}
+            AND created_at < {to:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')}
+        )
+      )
+      WHERE level > 0
+      GROUP BY level
+    )
+  )
+  UNION ALL
+  SELECT arrayJoin(grouped_people.2) AS level, 1 AS units
 )
-WHERE level > 0
 GROUP BY level
+HAVING units > 0
 ORDER BY level

@@ -215,9 +215,11 @@ export interface SealedLatestRow {
  * funnels by person); 6: each session's number, and the sessions of each day's distinct event names, origins
  * and paths (027, event filters); 7: the revenue events of the sessions sealed whole (028, filtered /metrics);
  * 8: page views numbered by their session's sealed_sessions.sno (/pages filtered by session attributes);
- * 9: the totals by UTC day (/metrics); 10: the event rollups by UTC day (029, charts).
+ * 9: the totals by UTC day (/metrics); 10: the event rollups by UTC day (029, charts); 11: each
+ * profile's episodes and each device's identified events instead of 025's rows per person (030,
+ * funnels by person).
  */
-export const SEALED_FORMAT = 10
+export const SEALED_FORMAT = 11
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',

@@ -8,10 +8,16 @@ import { flowPlaceholders, type FlowRequest } from './user-flow.ts'
 import type { UnitRequest } from './window.ts'
 
 /**
+ * Where a build cuts each profile's events into episodes (sql/schema/030_sealed_person_events.sql):
+ * funnels by person with a window up to this long take each episode's level alone.
+ */
+export const EPISODE_GAP_HOURS = 24
+
+/**
  * Funnels and the user flow from the sessions' event arrays of the sealed history
  * (sql/schema/021_product_sessions.sql): the same rows as their statements over the events, for
  * any window, merged with the events after C. Not for filters (the arrays hold no attributes);
- * funnels by person from the rows' devices and profiles (025), the user flow per session only.
+ * funnels by person from the episodes of each profile's events (030), the user flow per session only.
  * Each function answers undefined for a request it cannot answer, else the statement for a build.
  */
 const sealedAnswers = (req: UnitRequest, groupBys: readonly UnitRequest['groupBy'][]) => groupBys.includes(req.groupBy) && req.filters.length === 0
@@ -44,8 +50,15 @@ export function sealedFunnel(req: FunnelRequest): FromBuild {
       second: number(req.steps[1]!),
     })
     if (req.groupBy === 'profile_id') {
-      const conditions = req.steps.map((step) => `arrayMap(x -> x % 16 = ${15 - number(step)}, xs)`).join(', ')
-      return { name: 'insights_funnel_people_sealed', sql: renderSql('insights_funnel_people_sealed', { conditions }), params: params.values }
+      params.values.grouped = req.windowHours > EPISODE_GAP_HOURS
+      return {
+        name: 'insights_funnel_people_sealed',
+        sql: renderSql('insights_funnel_people_sealed', {
+          conditions: req.steps.map((step) => `arrayMap(x -> x % 16 = ${15 - number(step)}, xs)`).join(', '),
+          episode_conditions: req.steps.map((step) => `arrayMap(k -> k = ${number(step)}, ks)`).join(', '),
+        }),
+        params: params.values,
+      }
     }
     return {
       name: 'insights_funnel_sealed',

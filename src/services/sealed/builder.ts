@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { QueryRunner, Statement } from '../../clickhouse/run.ts'
 import { DIMENSIONS } from '../../query/dimensions.ts'
 import { eventInsertsStatement } from '../../query/event-inserts.ts'
+import { EPISODE_GAP_HOURS } from '../../query/product/sealed-units.ts'
 import { attributeFragments, SEALED_FORMAT } from '../../query/sealed.ts'
 import { postingsFragments } from '../../query/sealed-filters.ts'
 import { renderSql } from '../../query/sql-templates.ts'
@@ -32,6 +33,8 @@ const COMPACTED_TABLES = [
   'sealed_rollups',
   'sealed_event_rollups',
   'sealed_session_events',
+  'sealed_device_profiles',
+  'sealed_person_events',
   'sealed_profile_rollups',
   'sealed_page_views',
   'sealed_page_days',
@@ -56,10 +59,10 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
  * event's profile), writes its sessions (those that go on after C as `held` parts), the sessions of
  * each day's event names, origins and paths, and the revenue events of the sessions (filters), then
  * each dimension's daily rollup and their 8-day blocks, the totals and the event rollups by hour and
- * by day, the hourly and daily sets of profiles and the sessions' event arrays with their rows per
- * person (product analytics), and the page tables (/pages). Kept only if no insert reached before C
- * while it read, then registered; the builds before the one it replaces are dropped. Returns how
- * long it took, or undefined when the build was not kept.
+ * by day, the hourly and daily sets of profiles, the sessions' event arrays, each profile's episodes
+ * and each device's identified events (product analytics), and the page tables (/pages). Kept only
+ * if no insert reached before C while it read, then registered; the builds before the one it
+ * replaces are dropped. Returns how long it took, or undefined when the build was not kept.
  */
 export async function sealProject(projectId: string, o: SealOptions): Promise<number | undefined> {
   const { runner, logger } = o
@@ -105,10 +108,8 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     await step('sealed_build_profiles')
     await step('sealed_build_profile_days')
     await step('sealed_build_session_events')
-    // The rows per person that sessions do not give (025): events without a session, then mixed sessions' pairs where there are any.
-    await step('sealed_build_session_parts', { sessions: 'empty(session_id)' })
-    const [mixed] = await runner.rows<{ mixed_sessions: number }>({ name: 'sealed_mixed_count', sql: renderSql('sealed_mixed_count'), params }, read)
-    if (mixed!.mixed_sessions > 0) await step('sealed_build_session_parts', { sessions: renderSql('_sealed_mixed_sessions') })
+    await step('sealed_build_device_profiles')
+    await step('sealed_build_person_events', {}, { gap_ms: EPISODE_GAP_HOURS * 3_600_000 })
     for (const name of PAGE_STEPS) await step(name)
   } catch (err) {
     await drop(version).catch(() => {})

@@ -1,0 +1,72 @@
+/**
+ * Variants of the funnel-by-person statement against each other on one sealed build, interleaved
+ * (a rotating order per round), with the placeholders sealedFunnel gives the request: per variant
+ * the median wall and CPU time (the embedded engine runs in this process) and whether its rows
+ * equal the first variant's.
+ *   QUARRY_DATA_DIR=… npx tsx benchmarks/experiments/funnel-people-variants.ts --project pl [--runs 7] [--steps 3|5] A.sql B.sql …
+ * A variant is a file of SQL with the slots of insights_funnel_people_sealed.sql ({{conditions}} over
+ * `xs`, {{episode_conditions}} over `ks`), or `@people` / `@session`: this tree's statement by person
+ * or per session for the same request. Before/after a change of build: the old statement, its table
+ * names pointed at a copy of the old build's table, against `@people` on the new build.
+ */
+import { readFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import { parseArgs } from 'node:util'
+import { DateTime } from 'luxon'
+import { loadConfig } from '../../src/config.ts'
+import { createLogger } from '../../src/log.ts'
+import { sealedFunnel } from '../../src/query/product/sealed-units.ts'
+import { productRange } from '../../src/query/product/window.ts'
+import { readSealedLatest, sealedLatestStatement, type SealedLatestRow } from '../../src/query/sealed.ts'
+import { openRuntime } from '../../src/runtime.ts'
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { project: { type: 'string', default: 'pl' }, runs: { type: 'string', default: '7' }, steps: { type: 'string', default: '3' } },
+})
+const project = values.project!
+const rt = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_SEALED: false }, createLogger('warn'))
+const read = { timeoutS: 600 }
+const [last] = await rt.runner.rows<{ last: string }>({ name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } }, read)
+const now = DateTime.fromSQL(last!.last, { zone: 'UTC' }).plus({ minutes: 30 }).toJSDate()
+const [row] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(project), read)
+const build = readSealedLatest(row)!.build
+const steps = values.steps === '5' ? ['screen_view', 'search', 'add_to_cart', 'checkout', 'revenue'] : ['screen_view', 'add_to_cart', 'checkout']
+const req = { projectId: project, range: productRange({ range: '30d' }, 'UTC', now, '30d'), filters: [], groupBy: 'profile_id' as const, windowHours: 24, steps }
+const { params } = sealedFunnel(req)!(build)
+const number = (step: string) => steps.indexOf(step) + 1
+const slots = {
+  conditions: steps.map((step) => `arrayMap(x -> x % 16 = ${15 - number(step)}, xs)`).join(', '),
+  episode_conditions: steps.map((step) => `arrayMap(k -> k = ${number(step)}, ks)`).join(', '),
+}
+const variants = positionals.map((file) =>
+  file === '@session' || file === '@people'
+    ? { ...sealedFunnel({ ...req, groupBy: file === '@session' ? 'session_id' : 'profile_id' })!(build), file }
+    : { name: file, file, params, sql: readFileSync(file, 'utf8').replace(/\{\{(\w+)\}\}/g, (_, slot: keyof typeof slots) => slots[slot]) },
+)
+const wall = variants.map((): number[] => [])
+const cpu = variants.map((): number[] => [])
+const rows = variants.map((): string[] => [])
+const runs = Number(values.runs)
+const loads: number[] = []
+for (let i = 0; i < runs + 1; i++) {
+  for (let k = 0; k < variants.length; k++) {
+    const j = (i + k) % variants.length
+    const c = process.cpuUsage()
+    const t = performance.now()
+    const out = await rt.runner.rows(variants[j]!, { ...read, readonly: true })
+    const ms = performance.now() - t
+    const used = process.cpuUsage(c)
+    rows[j]!.push(JSON.stringify(out))
+    if (i === 0) continue
+    wall[j]!.push(ms)
+    cpu[j]!.push((used.user + used.system) / 1000)
+  }
+  loads.push(loadavg()[0]!)
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+console.log(`${project}, ${steps.length} steps, medians of ${runs}, load ${median(loads).toFixed(2)} (${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)})`)
+variants.forEach((v, j) =>
+  console.log(`${v.file}\twall ${median(wall[j]!).toFixed(0)}\tcpu ${median(cpu[j]!).toFixed(0)}\tsame ${rows[j]!.every((r) => r === rows[0]![0])}\t${rows[j]![0]!.slice(0, 200)}`),
+)
+await rt.close()

@@ -1,0 +1,25 @@
+-- A build's episodes of each profile's events before C (sql/schema/030_sealed_person_events.sql):
+-- per profile and kind (anonymous or identified), the events sorted by time, then name, cut before
+-- each event more than {gap_ms} after the one before it. Run after sealed_build_device_profiles,
+-- which tells the devices with an identified event (`linked`), and after the visitors are numbered.
+INSERT INTO sealed_person_events (project_id, version, created_at, ended_at, profile_key, vno, anonymous, linked, twofold, times, names)
+SELECT {project:String}, {version:UInt64},
+  fromUnixTimestamp64Milli(toInt64(episode[1].1), 'UTC'), fromUnixTimestamp64Milli(toInt64(episode[-1].1), 'UTC'),
+  p.profile_key, v.vno, p.anonymous, p.linked, p.twofold, arrayMap(e -> e.1, episode), arrayMap(e -> e.2, episode)
+FROM (
+  SELECT profile_key, anonymous, events,
+    anonymous AND profile_key IN (
+      SELECT device_key FROM sealed_device_profiles WHERE project_id = {project:String} AND version = {version:UInt64}) AS linked,
+    count() OVER (PARTITION BY profile_key) > 1 AS twofold
+  FROM (
+    SELECT reinterpretAsUInt128(sipHash128(profile_id)) AS profile_key, profile_id = device_id AS anonymous,
+      arraySort(groupArray((toUInt64(toUnixTimestamp64Milli(created_at)), name))) AS events
+    FROM events
+    WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')} AND profile_id != ''
+    GROUP BY profile_key, anonymous
+  )
+) AS p
+ARRAY JOIN arraySplit((e, i) -> i > 1 AND e.1 > events[i - 1].1 + {gap_ms:UInt64}, events, arrayEnumerate(events)) AS episode
+INNER JOIN (
+  SELECT profile_key, min(vno) AS vno FROM sealed_visitors WHERE project_id = {project:String} GROUP BY profile_key
+) AS v ON v.profile_key = p.profile_key
