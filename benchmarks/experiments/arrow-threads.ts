@@ -6,8 +6,8 @@
  * With --perf FILE, `perf record -g` samples this process during the downloads only (a control FIFO
  * enables it), into FILE; run node with --perf-basic-prof for JavaScript's symbols.
  * --variants '[{}, {"max_threads": 1}]' alternates settings added to the format's (one download each,
- * in turn, every round).
- *   npx tsx benchmarks/experiments/arrow-threads.ts --dir D [--rounds 4] [--query format=arrow] [--sink /dev/shm] [--perf FILE] [--variants JSON]
+ * in turn, every round). --gc-before (node --expose-gc) runs a full collection before each download.
+ *   npx tsx benchmarks/experiments/arrow-threads.ts --dir D [--rounds 4] [--query format=arrow] [--sink /dev/shm] [--perf FILE] [--variants JSON] [--gc-before]
  */
 import { execFile, execFileSync, spawn } from 'node:child_process'
 import { openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
