@@ -18,10 +18,9 @@ import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
 import { findProject } from '../src/projects.ts'
 import { DIMENSIONS } from '../src/query/dimensions.ts'
-import { sealedLatestStatement } from '../src/query/sealed.ts'
 import { openRuntime } from '../src/runtime.ts'
 import { listen } from '../src/server.ts'
-import { SealedHistory } from '../src/services/sealed/index.ts'
+import { sealOnDataClock } from './lib/data-clock.ts'
 
 const { values } = parseArgs({
   options: {
@@ -40,17 +39,11 @@ const rt = await openRuntime(config, createLogger('warn'))
 const client = await createClientRow(rt.runner, { type: 'read', projectId: values.project!, organizationId: 'default', name: 'bench' })
 const project = await findProject(rt.runner, values.project!)
 if (!project) throw new Error(`no project ${values.project}`)
-const [last] = await rt.runner.rows<{ last: string }>(
-  { name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project.id } },
-  { timeoutS: 600 },
-)
-const clock = DateTime.fromSQL(last!.last, { zone: 'UTC' }).plus({ minutes: 30 })
+const onData = loaded.QUARRY_SEALED ? await sealOnDataClock(rt, project.id, { reuse: values.reuse!, queryTimeoutS: config.QUARRY_QUERY_TIMEOUT_S }) : undefined
+const sealed = onData?.sealed
+const sealedBuildMs = onData?.buildMs ?? null
+const clock = onData?.clock ?? DateTime.utc()
 const now = () => clock.toJSDate()
-const sealed = loaded.QUARRY_SEALED ? new SealedHistory({ runner: rt.runner, logger: rt.logger, now, queryTimeoutS: config.QUARRY_QUERY_TIMEOUT_S, rebuildIntervalMs: 3_600_000 }) : undefined
-const [kept] = sealed && values.reuse ? await rt.runner.rows(sealedLatestStatement(project.id), { timeoutS: 60 }) : []
-const buildStarted = performance.now()
-if (sealed && !kept) await sealed.build(project.id)
-const sealedBuildMs = sealed && !kept ? Math.round(performance.now() - buildStarted) : null
 const loadAtStart = loadavg()[0]
 const server = await listen(buildApp({ config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, now, sealed }), '127.0.0.1', 0)
 const origin = `http://127.0.0.1:${server.port}`

@@ -9,16 +9,14 @@
  */
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
-import { DateTime } from 'luxon'
 import { buildApp } from '../src/app.ts'
 import { createClientRow } from '../src/auth/clients.ts'
 import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
 import { openRuntime } from '../src/runtime.ts'
 import { listen } from '../src/server.ts'
-import { sealedLatestStatement, type SealedLatestRow } from '../src/query/sealed.ts'
-import { SealedHistory } from '../src/services/sealed/index.ts'
 import { cellFigures, sampleCells, saveReport } from './lib/cells.ts'
+import { sealOnDataClock } from './lib/data-clock.ts'
 import { agent } from './lib/http.mjs'
 import { round } from './lib/stats.ts'
 
@@ -39,19 +37,8 @@ const load = () => loadavg().map((l) => round(l, 2))
 const loadAtStart = load()
 const config = { ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_SEALED: false }
 const rt = await openRuntime(config, createLogger('warn'))
-const [last] = await rt.runner.rows<{ last: string; events: number }>(
-  { name: 'last', sql: 'SELECT max(created_at) AS last, count() AS events FROM events WHERE project_id = {p:String}', params: { p: project } },
-  { timeoutS: 600 },
-)
-const clock = DateTime.fromSQL(last!.last, { zone: 'UTC' }).plus({ minutes: 30 })
-const now = () => clock.toJSDate()
-const sealed = new SealedHistory({ runner: rt.runner, logger: rt.logger, now, queryTimeoutS: 60, rebuildIntervalMs: 3_600_000 })
-// --reuse keeps a build made for the same clock by an earlier run (the data does not change between runs).
-const [kept] = values.reuse ? await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(project), { timeoutS: 60 }) : []
-const buildStarted = performance.now()
-if (!kept) await sealed.build(project)
-const sealedBuildMs = kept ? null : Math.round(performance.now() - buildStarted)
-console.log(`sealed ${project} (${last!.events} events): ${kept ? 'reused' : `${sealedBuildMs} ms`}`)
+const { clock, now, events, sealed, buildMs: sealedBuildMs } = await sealOnDataClock(rt, project, { reuse: values.reuse!, queryTimeoutS: 60 })
+console.log(`sealed ${project} (${events} events): ${sealedBuildMs === null ? 'reused' : `${sealedBuildMs} ms`}`)
 
 const client = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: 'bench-product' })
 const headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
@@ -119,7 +106,7 @@ for (const r of results) console.log(JSON.stringify(r))
 saveReport(values.out!, {
   engine: rt.engine.mode,
   project,
-  events: last!.events,
+  events,
   clock: clock.toISO(),
   runs,
   sealed_build_ms: sealedBuildMs,
