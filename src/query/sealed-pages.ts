@@ -1,7 +1,7 @@
 import type { Statement } from '../clickhouse/run.ts'
 import { UNINDEXED_SETS } from './filters.ts'
 import { WINDOW_CONTEXT, type PageRequest } from './insights.ts'
-import { attributeFragments, BLOCK_MS, ceilTo, DAY_MS, wholePeriods, type SealedBuild } from './sealed.ts'
+import { attributeFragments, BLOCK_MS, DAY_MS, sealedPeriods, type SealedBuild } from './sealed.ts'
 import { overlapStart, sealedPageFilters, sealedPageFiltering } from './sealed-filters.ts'
 import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
@@ -31,8 +31,8 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
   const { start, end } = req.range
   const reachesC = end >= build.closedAt
   const bySession = sealedPageFiltering(req.filters) === 'sessions'
-  const days = bySession ? { from: start, to: start } : wholePeriods(start, reachesC ? ceilTo(build.closedAt, DAY_MS) : end, DAY_MS)
-  const blocks = wholePeriods(days.from, reachesC && +days.to >= +build.closedAt ? ceilTo(build.closedAt, BLOCK_MS) : days.to, BLOCK_MS)
+  const days = bySession ? { from: start, to: start } : sealedPeriods(start, end, DAY_MS, build.closedAt)
+  const blocks = sealedPeriods(days.from, days.to, BLOCK_MS, build.closedAt)
   const sealedTo = reachesC ? build.closedAt : end
   const params = new SqlParams()
   const filters = sealedPageFilters(req.filters, params, WINDOW_CONTEXT)

@@ -89,7 +89,14 @@ function sealedPlaceholders(projectId: string, range: TimeRange, build: SealedBu
   return { params, ctx }
 }
 
-export const ceilTo = (t: DateTime, unit: number) => DateTime.fromMillis(Math.ceil(t.toMillis() / unit) * unit, { zone: 'UTC' })
+const ceilTo = (t: DateTime, unit: number) => DateTime.fromMillis(Math.ceil(t.toMillis() / unit) * unit, { zone: 'UTC' })
+
+/**
+ * The whole periods of `unit` ms inside [start, end) that a build's rows answer. The rows of C's own
+ * period hold only what was sealed before C, so a span that reaches C takes that period whole.
+ */
+export const sealedPeriods = (start: DateTime, end: DateTime, unit: number, closedAt: DateTime) =>
+  wholePeriods(start, +end >= +closedAt ? ceilTo(closedAt, unit) : end, unit)
 
 /**
  * A breakdown from the sealed history. Whole UTC days before C come from the rollups (whole 8-day
@@ -99,13 +106,11 @@ export const ceilTo = (t: DateTime, unit: number) => DateTime.fromMillis(Math.ce
  * them whole, and a window aligned on UTC days reads no sealed session at all.
  */
 export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest, build: SealedBuild): Statement {
-  const reachesC = req.range.end >= build.closedAt
   const rollup = req.filters.length > 0
     ? { from: req.range.start, to: req.range.start }
-    : wholePeriods(req.range.start, reachesC ? ceilTo(build.closedAt, DAY_MS) : req.range.end, DAY_MS)
+    : sealedPeriods(req.range.start, req.range.end, DAY_MS, build.closedAt)
   const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, req.range.start, rollup)
-  const blocksEnd = reachesC && +rollup.to >= +build.closedAt ? ceilTo(build.closedAt, BLOCK_MS) : rollup.to
-  const blocks = wholePeriods(rollup.from, blocksEnd, BLOCK_MS)
+  const blocks = sealedPeriods(rollup.from, rollup.to, BLOCK_MS, build.closedAt)
   Object.assign(params.values, {
     dimension: dimension.name,
     blocks_from: clickhouseInstant(blocks.from),
@@ -150,8 +155,7 @@ export function hourlyTotalsAnswer(req: MetricsRequest, bucketStarts: readonly D
  * C's day row holds only what was sealed before C, so hours that reach C take it whole.
  */
 export function wholeDays(start: DateTime, bucketStarts: readonly DateTime[], hours: { from: DateTime; to: DateTime }, closedAt: DateTime) {
-  const end = +hours.to >= +closedAt ? ceilTo(closedAt, DAY_MS) : hours.to
-  const days = wholePeriods(hours.from, end, DAY_MS)
+  const days = sealedPeriods(hours.from, hours.to, DAY_MS, closedAt)
   const inside = (t: DateTime) => t > days.from && t < days.to
   const splits = [...bucketStarts, start].filter(inside)
   return splits.every((t) => t.toMillis() % DAY_MS === 0) ? days : { from: hours.from, to: hours.from }
