@@ -33,22 +33,21 @@ function shuttingDown(): Response {
   })
 }
 
-/**
- * After a full collection V8 leaves the old generation room for the live heap times a factor it
- * derives from the recent allocation rate: after a quiet spell, or during an export, the live heap
- * plus 8 MB. It counts external memory allocated since that collection against the same room, and a
- * streamed export allocates its whole body as external memory (chDB hands every block to JavaScript
- * as a new Buffer), freed only by the young collections, every 32 MB. So an export that began in that
- * state ran a full collection of the whole heap every 32 MB of body, about 75 of them per 10M Arrow
- * rows: 0.3-0.6 µs more CPU per row, the slow half of runs that were otherwise the same. Room of twice
- * the live heap (a fixed factor of 3, inside the 1.1-4 V8 picks by itself) holds those 32 MB for any
- * heap past the 16 MB under which V8 does not start marking at all. Read at every collection, so it
- * takes effect when set at run time. Figures: benchmarks/README.md, Arrow's slow runs were garbage
- * collections.
- */
-setFlagsFromString('--heap-growing-percent=200')
-
 export function listen(app: QuarryApp, host: string, port: number): Promise<RunningServer> {
+  /*
+   * After a full collection V8 leaves the old generation room for the live heap times a factor it
+   * derives from the recent allocation rate: after a quiet spell, or during an export, the live heap
+   * plus 8 MB. It counts external memory allocated since that collection against the same room, and a
+   * streamed export allocates its whole body as external memory (chDB hands every block to JavaScript
+   * as a new Buffer), freed only by the young collections, every 32 MB. So an export that began in that
+   * state ran a full collection of the whole heap every 32 MB of body, about 75 of them per 10M Arrow
+   * rows: 0.3-0.6 µs more CPU per row, the slow half of runs that were otherwise the same. Room of twice
+   * the live heap (a fixed factor of 3, inside the 1.1-4 V8 picks by itself) holds those 32 MB for any
+   * heap past the 16 MB under which V8 does not start marking at all. Read at every collection, so it
+   * takes effect when set at run time. Figures: benchmarks/README.md, Arrow's slow runs were garbage
+   * collections.
+   */
+  setFlagsFromString('--heap-growing-percent=200')
   return new Promise((resolve, reject) => {
     let draining = false
     /** Responses not yet finished, so that shutdown can close their connections once they are. */

@@ -208,15 +208,15 @@ describe('what a sealed chart reads', () => {
 
   it("takes whole UTC days from the day rows, C's day whole, and numbers the profiles after C from their snapshot", async () => {
     const { sql, params } = await explained({ range: '30d', interval: 'day', previous: 'true' })
-    expect(params.hours_from! <= params.days_from! && params.days_from! < params.days_to!).toBe(true)
-    expect(params.days_to! > params.hours_to!).toBe(true)
+    expect(params.rollup_from! <= params.long_from! && params.long_from! < params.long_to!).toBe(true)
+    expect(params.long_to! > params.rollup_to!).toBe(true)
     expect(sql).toContain('FROM sealed_live_profiles')
     expect(sql).not.toContain('FROM sealed_visitors')
   })
 
   it('reads hours only where the buckets split UTC days, and looks the numbers up where it reads events before C', async () => {
     const hourly = await explained({ range: '7d', interval: 'hour' })
-    expect(hourly.params.days_from).toBe(hourly.params.days_to)
+    expect(hourly.params.long_from).toBe(hourly.params.long_to)
     const before = await explained({ startDate: '2026-04-12T00:00:00Z', endDate: '2026-04-13T15:30:00Z', interval: 'hour' })
     expect(before.sql).toContain('FROM sealed_visitors')
     expect(before.sql).not.toContain('FROM sealed_live_profiles')

@@ -192,9 +192,9 @@ describe('/metrics from the sealed history', () => {
 
   it('a breakdown over 30 days unions 8-day blocks of the rollups, C\'s own day and block included', async () => {
     const { params, sql } = (await h.get(U, 'country', { range: '30d', explain: 'sql' })).body
-    expect(params.rollup_from <= params.blocks_from && params.blocks_from < params.blocks_to).toBe(true)
+    expect(params.rollup_from <= params.long_from && params.long_from < params.long_to).toBe(true)
     // The rollups hold nothing from C on, so the day and the block that C falls in count whole.
-    expect(params.rollup_to > params.closed && params.blocks_to > params.closed).toBe(true)
+    expect(params.rollup_to > params.closed && params.long_to > params.closed).toBe(true)
     // A window of whole UTC days that reaches C leaves no part to the sealed sessions.
     expect(sql.at(-1)).not.toContain('FROM sealed_sessions')
     const kolkata = (await h.get(U, 'country', { range: '30d', timezone: 'Asia/Kolkata', explain: 'sql' })).body.sql
@@ -213,13 +213,13 @@ describe('/metrics from the sealed history', () => {
     const explained = async (query: Query) => (await h.get(U, 'metrics', { ...(query as object), explain: 'sql' })).body.params
     for (const interval of ['day', 'week', 'month']) {
       const utc = await explained({ range: '30d', interval, previous: 'true' })
-      expect(utc.rollup_from <= utc.days_from && utc.days_from < utc.days_to, interval).toBe(true)
-      expect(utc.days_to > utc.closed && utc.rollup_to === utc.closed, interval).toBe(true)
+      expect(utc.rollup_from <= utc.long_from && utc.long_from < utc.long_to, interval).toBe(true)
+      expect(utc.long_to > utc.closed && utc.rollup_to === utc.closed, interval).toBe(true)
     }
     // Hourly buckets, and local midnights an hour or two off UTC's, split the days: hours only.
     for (const query of [{ range: '7d', interval: 'hour' }, { range: '30d', timezone: 'Europe/Stockholm' }]) {
       const split = await explained(query)
-      expect(split.rollup_from < split.rollup_to && split.days_from === split.days_to, JSON.stringify(query)).toBe(true)
+      expect(split.rollup_from < split.rollup_to && split.long_from === split.long_to, JSON.stringify(query)).toBe(true)
     }
   })
 

@@ -4,7 +4,7 @@ SELECT profile_key, min(vno) AS vno FROM sealed_visitors
 WHERE project_id = {project:String} AND profile_key IN (
   SELECT reinterpretAsUInt128(sipHash128(profile_id)) FROM events
   WHERE project_id = {project:String}
-    AND ((created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {hours_from:DateTime64(3, 'UTC')})
-      OR (created_at >= {hours_to:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}))
+    AND ((created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {rollup_from:DateTime64(3, 'UTC')})
+      OR (created_at >= {rollup_to:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}))
 )
 GROUP BY profile_key

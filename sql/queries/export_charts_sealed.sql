@@ -1,7 +1,7 @@
 -- /export/charts: one series from the sealed history (src/query/sealed-charts.ts says which
 -- series): the same rows as export_charts.sql for a series without breakdowns. Whole UTC hours
--- [hours_from, hours_to) before C come from the event rollups, whose hours each fall in one bucket
--- (the whole UTC days among them [days_from, days_to) from the day rows, where each day falls in
+-- [rollup_from, rollup_to) before C come from the event rollups, whose hours each fall in one bucket
+-- (the whole UTC days among them [long_from, long_to) from the day rows, where each day falls in
 -- one bucket); the rest of [earliest, to) from the events, with each profile's number where it has
 -- one and its key where it has none (first seen since the build), so that profiles are counted
 -- once across both.
@@ -28,9 +28,7 @@ FROM (
         SELECT hour AS created_at, events, profiles
         FROM sealed_event_rollups
         WHERE project_id = {project:String} AND version = {version:UInt64}
-          AND ((hours = 1 AND hour >= {hours_from:DateTime64(3, 'UTC')} AND hour < {hours_to:DateTime64(3, 'UTC')}
-              AND (hour < {days_from:DateTime64(3, 'UTC')} OR hour >= {days_to:DateTime64(3, 'UTC')}))
-            OR (hours = 24 AND hour >= {days_from:DateTime64(3, 'UTC')} AND hour < {days_to:DateTime64(3, 'UTC')}))
+          AND {{> sealed_rollup_rows}}
           {{rollup_conditions}}
       )
       GROUP BY period, bucket
@@ -41,8 +39,8 @@ FROM (
         SELECT created_at, profile_id, reinterpretAsUInt128(sipHash128(profile_id)) AS profile_key
         FROM events
         WHERE project_id = {project:String}
-          AND ((created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {hours_from:DateTime64(3, 'UTC')})
-            OR (created_at >= {hours_to:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}))
+          AND ((created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {rollup_from:DateTime64(3, 'UTC')})
+            OR (created_at >= {rollup_to:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}))
           {{event_conditions}}
       ) AS e
       LEFT JOIN ({{profile_numbers}}

@@ -1,6 +1,6 @@
 -- /insights/{projectId}/{dimension} from the sealed history (sql/schema/012_sealed.sql): the same
 -- rows as insights_breakdown. Before C, whole UTC days [rollup_from, rollup_to) come from the
--- rollups (its 8-day blocks [blocks_from, blocks_to), and its days around them) and the rest of the
+-- rollups (its 8-day blocks [long_from, long_to), and its days around them) and the rest of the
 -- window from sealed_sessions (the `sessions` slot, _sealed_breakdown_sessions.sql); from C on, the
 -- live sessions (the `live_part` slot, _sealed_breakdown_live.sql). A slot is empty where its part
 -- of the window is: each part read costs a query's fixed share even when it finds no row. Visitors
@@ -21,9 +21,7 @@ FROM (
     pageviews AS views, revenue AS money, visitors AS bitmap, CAST([], 'Array(UInt128)') AS unnumbered
   FROM sealed_rollups
   WHERE project_id = {project:String} AND version = {version:UInt64} AND dimension = {dimension:String}
-    AND ((hours = 192 AND period >= {blocks_from:DateTime64(3, 'UTC')} AND period < {blocks_to:DateTime64(3, 'UTC')})
-      OR (hours = 24 AND period >= {rollup_from:DateTime64(3, 'UTC')} AND period < {rollup_to:DateTime64(3, 'UTC')}
-        AND (period < {blocks_from:DateTime64(3, 'UTC')} OR period >= {blocks_to:DateTime64(3, 'UTC')})))
+    AND {{> sealed_rollup_rows}}
 {{sessions}}
 {{live_part}}
 )

@@ -1,6 +1,6 @@
 -- /insights/{projectId}/metrics from the sealed history: the same rows as insights_metrics. Before
 -- C, whole UTC hours [rollup_from, rollup_to) come from the totals (sessions by their start, revenue
--- by its event): the whole UTC days among them [days_from, days_to) from the day rows, the other
+-- by its event): the whole UTC days among them [long_from, long_to) from the day rows, the other
 -- hours from the hourly ones; the rest from sealed_sessions (the `sessions` slot,
 -- _sealed_metrics_sessions.sql) and events; from C on, the live sessions (the `live_part` slot,
 -- _sealed_metrics_live.sql) and the revenue events. A slot is empty where its part of the window is. The caller uses hours only when every bucket starts on a UTC hour and no
@@ -30,9 +30,7 @@ FROM (
     SELECT period AS created_at, sessions, bounces AS bounced, duration, pageviews, event_revenue, visitors
     FROM sealed_rollups
     WHERE project_id = {project:String} AND version = {version:UInt64} AND dimension = ''
-      AND ((hours = 1 AND period >= {rollup_from:DateTime64(3, 'UTC')} AND period < {rollup_to:DateTime64(3, 'UTC')}
-          AND (period < {days_from:DateTime64(3, 'UTC')} OR period >= {days_to:DateTime64(3, 'UTC')}))
-        OR (hours = 24 AND period >= {days_from:DateTime64(3, 'UTC')} AND period < {days_to:DateTime64(3, 'UTC')}))
+      AND {{> sealed_rollup_rows}}
   )
   GROUP BY period, bucket
 {{sessions}}

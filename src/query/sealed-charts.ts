@@ -2,9 +2,8 @@ import type { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import type { ChartSeriesRequest, Segment } from './charts.ts'
 import { bucketExpression, windowPlaceholders } from './insights.ts'
-import { HOUR_MS, onUtcHour, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
+import { HOUR_MS, onUtcHour, rollupRowsParams, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
 import { renderSql } from './sql-templates.ts'
-import { clickhouseInstant } from './time-range.ts'
 
 /**
  * What a series reads from the sealed event rollups, per segment: the value of a bucket from its
@@ -53,10 +52,7 @@ export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts
   const { params } = windowPlaceholders(req.projectId, req.range, earliest)
   Object.assign(params.values, {
     version: build.version,
-    hours_from: clickhouseInstant(hours.from),
-    hours_to: clickhouseInstant(hours.to),
-    days_from: clickhouseInstant(days.from),
-    days_to: clickhouseInstant(days.to),
+    ...rollupRowsParams(hours, days, [1, 24]),
     ...(snapshot ? { stamp: build.liveStamp } : {}),
   })
   const conditions: string[] = []
@@ -67,6 +63,7 @@ export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts
   return {
     name: `export_charts_sealed:${req.segment}`,
     sql: renderSql('export_charts_sealed', {
+      period: 'hour',
       bucket: bucketExpression(req.interval, tz),
       rollup_conditions: rollupConditions.map((c) => ` AND ${c}`).join(''),
       event_conditions: eventConditions.map((c) => ` AND ${c}`).join(''),

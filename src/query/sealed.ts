@@ -76,15 +76,29 @@ export function wholePeriods(start: DateTime, end: DateTime, unit: number): { fr
 
 const earlier = (a: DateTime, b: DateTime) => (a < b ? a : b)
 
-function sealedPlaceholders(projectId: string, range: TimeRange, build: SealedBuild, earliest: DateTime, rollup: { from: DateTime; to: DateTime }) {
+type Span = { from: DateTime; to: DateTime }
+
+/**
+ * The parameters of _sealed_rollup_rows.sql: the rollup rows standing for `rollup`, rows of `long`
+ * hours inside `whole` and of `short` hours around it.
+ */
+export const rollupRowsParams = (rollup: Span, whole: Span, [short, long]: readonly [number, number]) => ({
+  rollup_from: clickhouseInstant(rollup.from),
+  rollup_to: clickhouseInstant(rollup.to),
+  long_from: clickhouseInstant(whole.from),
+  long_to: clickhouseInstant(whole.to),
+  short_hours: short,
+  long_hours: long,
+})
+
+function sealedPlaceholders(projectId: string, range: TimeRange, build: SealedBuild, earliest: DateTime, rollup: Span, whole: Span, hours: readonly [number, number]) {
   const { params, ctx } = windowPlaceholders(projectId, range, earliest)
   Object.assign(params.values, {
     version: build.version,
     closed: clickhouseInstant(build.closedAt),
     held_from: clickhouseInstant(build.heldFrom),
     ...(build.liveStamp === undefined ? {} : { stamp: build.liveStamp }),
-    rollup_from: clickhouseInstant(rollup.from),
-    rollup_to: clickhouseInstant(rollup.to),
+    ...rollupRowsParams(rollup, whole, hours),
   })
   return { params, ctx }
 }
@@ -109,12 +123,10 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
   const rollup = req.filters.length > 0
     ? { from: req.range.start, to: req.range.start }
     : sealedPeriods(req.range.start, req.range.end, DAY_MS, build.closedAt)
-  const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, req.range.start, rollup)
   const blocks = sealedPeriods(rollup.from, rollup.to, BLOCK_MS, build.closedAt)
+  const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, req.range.start, rollup, blocks, [24, 192])
   Object.assign(params.values, {
     dimension: dimension.name,
-    blocks_from: clickhouseInstant(blocks.from),
-    blocks_to: clickhouseInstant(blocks.to),
     limit: req.limit,
     offset: req.offset,
   })
@@ -130,6 +142,7 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
   return {
     name: `insights_breakdown_sealed:${dimension.name}`,
     sql: renderSql('insights_breakdown_sealed', {
+      period: 'period',
       live: liveSource(build),
       prefix: dimension.prefix ? "nullIf(prefix_value, '')" : 'NULL',
       ...parts,
@@ -168,8 +181,7 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
     ? wholePeriods(earliest, earlier(req.range.end, build.closedAt), HOUR_MS)
     : { from: earliest, to: earliest }
   const days = wholeDays(req.range.start, bucketStarts, rollup, build.closedAt)
-  const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup)
-  Object.assign(params.values, { days_from: clickhouseInstant(days.from), days_to: clickhouseInstant(days.to) })
+  const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup, days, [1, 24])
   const tz = params.add(req.range.timezone, 'String')
   const filters = sealedSessionFilters(req.filters, params, ctx)
   const pages = filtersPages(req.filters)
@@ -180,6 +192,7 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
   return {
     name: 'insights_metrics_sealed',
     sql: renderSql('insights_metrics_sealed', {
+      period: 'period',
       live: liveSource(build),
       ...parts,
       sessions: sealedSessions ? renderSql('_sealed_metrics_sessions', parts) : '',
