@@ -57,11 +57,12 @@ const cells: [string, string][] = [
   ['export/charts users', chart('user')],
 ]
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
-const results: { endpoint: string; median_ms: number; p90_ms: number; p99_ms: number; db_median_ms: number; sealed: boolean }[] = []
+const results: { endpoint: string; median_ms: number; p90_ms: number; p99_ms: number; db_median_ms: number; sealed: boolean; samples_ms: number[]; db_samples_ms: number[] }[] = []
 for (const [endpoint, path] of cells) {
   const url = `${origin}${path}`
-  const times: number[] = []
-  const dbTimes: number[] = []
+  // In request order, so that one slow request can be told apart from a slow stretch (p99 of 50 is about the worst).
+  const samples: number[] = []
+  const dbSamples: number[] = []
   let fromSealed = 0
   for (let i = 0; i < runs + 2; i++) {
     const started = performance.now()
@@ -69,21 +70,22 @@ for (const [endpoint, path] of cells) {
     await res.arrayBuffer()
     if (res.status !== 200) throw new Error(`${endpoint}: ${res.status}`)
     if (i < 2) continue
-    times.push(performance.now() - started)
+    samples.push(+(performance.now() - started).toFixed(1))
     if (res.headers.has('x-quarry-sealed-until')) fromSealed++
-    dbTimes.push(Number(/db;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '')?.[1] ?? 0))
+    dbSamples.push(Number(/db;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '')?.[1] ?? 0))
   }
-  times.sort((a, b) => a - b)
-  dbTimes.sort((a, b) => a - b)
-  results.push({
+  const times = [...samples].sort((a, b) => a - b)
+  const dbTimes = [...dbSamples].sort((a, b) => a - b)
+  const summary = {
     endpoint,
     median_ms: +quantile(times, 0.5).toFixed(1),
     p90_ms: +quantile(times, 0.9).toFixed(1),
     p99_ms: +quantile(times, 0.99).toFixed(1),
     db_median_ms: +quantile(dbTimes, 0.5).toFixed(1),
     sealed: fromSealed === runs,
-  })
-  console.log(results.at(-1))
+  }
+  console.log(summary)
+  results.push({ ...summary, samples_ms: samples, db_samples_ms: dbSamples })
 }
 const [counted] = await rt.runner.rows<{ count: number }>({ name: 'count', sql: 'SELECT count() AS count FROM events WHERE project_id = {p:String}', params: { p: values.project } }, { timeoutS: 60 })
 const report = {
