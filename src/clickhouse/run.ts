@@ -35,14 +35,21 @@ export interface RunOptions {
   urgent?: boolean
 }
 
+export interface CommandOptions {
+  background?: boolean
+}
+
 export interface QueryRunner {
   /** Records statements instead of sending them (explain=sql): reads answer no rows. */
   readonly dryRun?: boolean
   rows<T>(stmt: Statement, opts: RunOptions): Promise<T[]>
   /** Raw bytes in an output format, for exports; passes the gate for its whole duration. */
   stream(stmt: Statement, format: string, opts: RunOptions): AsyncIterable<Uint8Array>
-  /** A statement that returns no rows (DDL, INSERT); writes are allowed. */
-  command(stmt: Statement): Promise<void>
+  /**
+   * A statement that returns no rows (DDL, INSERT); writes are allowed. `background`: a long one
+   * that requests should not wait for (a build step), sent where the engine runs it beside them.
+   */
+  command(stmt: Statement, opts?: CommandOptions): Promise<void>
 }
 
 /**
@@ -228,13 +235,14 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
       })()
     },
 
-    async command(stmt: Statement): Promise<void> {
+    async command(stmt: Statement, opts: CommandOptions = {}): Promise<void> {
       const started = performance.now()
       const watch = watchStatement(telemetry, stmt.name)
       try {
         // Sent as written: a trailing SETTINGS clause would be table settings on DDL and a
         // syntax error after INSERT … VALUES.
-        await engine.client.command({ query: stmt.sql, query_params: stmt.params })
+        if (opts.background && engine.background) await engine.background.command(stmt.sql, stmt.params)
+        else await engine.client.command({ query: stmt.sql, query_params: stmt.params })
         watch.done(performance.now() - started)
         logger.debug({ query: stmt.name, ms: Math.round(performance.now() - started) }, 'command')
       } catch (err) {

@@ -85,7 +85,7 @@ export class BuildScheduler {
       ...runner,
       rows: async (stmt, opts) => (open(), runner.rows(stmt, opts)),
       stream: (stmt, format, opts) => (open(), runner.stream(stmt, format, opts)),
-      command: async (stmt) => (open(), runner.command(stmt)),
+      command: async (stmt, opts) => (open(), runner.command(stmt, opts)),
     }
   }
 

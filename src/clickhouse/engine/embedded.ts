@@ -3,6 +3,7 @@ import { Session } from 'chdb'
 import { createChdbConnection } from 'chdb/connection'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { openBackgroundLane } from './background.ts'
 import { DataDirectoryLockedError } from './errors.ts'
 import type { Engine, EngineConfig } from './index.ts'
 import { KILL_TIMEOUT_MS, QUERY_ID } from './kill.ts'
@@ -48,11 +49,13 @@ export async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> 
   // chDB keeps one engine per process and data directory, so USE applies to every session on it.
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
   await client.command({ query: `USE ${database}` })
+  const background = openBackgroundLane(dir, database)
   return {
     mode: 'embedded',
     reportsReads: false,
     database,
     client,
+    background,
     async *streamRaw(req) {
       // The connection's query() buffers whole results; exports go through chDB's native streaming.
       // Each stream needs a session of its own (one active stream per session).
@@ -87,6 +90,9 @@ export async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> 
         session.close()
       }
     },
-    close: () => client.close(),
+    async close() {
+      await background.close()
+      await client.close()
+    },
   }
 }

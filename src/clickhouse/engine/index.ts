@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ConfigError, type Config } from '../../config.ts'
+import type { BackgroundLane } from './background.ts'
 import { EmbeddedEngineMissingError } from './errors.ts'
 import { openHttpEngine } from './http.ts'
 
@@ -28,6 +29,11 @@ export interface Engine {
    * rows of the result instead (1 for a count over millions), so it is not reported at all.
    */
   readonly reportsReads: boolean
+  /**
+   * Where long background statements run beside requests, when the engine would otherwise run them
+   * in the requests' line (chDB: background.ts); a server runs statements side by side anyway.
+   */
+  readonly background?: BackgroundLane
   /** Stops a running query by id where the engine allows it (HTTP mode). */
   kill(queryId: string): Promise<void>
   close(): Promise<void>

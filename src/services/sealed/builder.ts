@@ -83,7 +83,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
   // Each statement's time at debug level: where a build's minutes go, on the data it ran on.
   const command = async (stmt: Statement, detail: Record<string, unknown> = {}) => {
     const t = performance.now()
-    await runner.command(stmt)
+    await runner.command(stmt, { background: true })
     logger.debug({ project: projectId, step: stmt.name, ...detail, ms: Math.round(performance.now() - t) }, 'sealed build step')
   }
   const step = (name: string, fragments: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>

@@ -1,0 +1,64 @@
+import { Session } from 'chdb'
+
+/**
+ * Long background statements (the sealed builds) on a chDB session of their own, beside requests.
+ *
+ * chdb-node runs parameterized queries one after another, process-wide (libchdb's parameter state is
+ * not isolated between connections), so each statement of a build held every request's queries
+ * behind it: up to 3.5 s per request while a 600k-event project was built, and a build step of a
+ * large project runs for tens of seconds. A statement without parameters runs in parallel. So the
+ * values go into a Memory table as data, and the statement reads each back with a scalar subquery,
+ * which ClickHouse folds into a constant before it prunes by the key: the SQL sent holds only our own
+ * names and a job number, never a value.
+ */
+export interface BackgroundLane {
+  command(sql: string, params: Record<string, unknown>): Promise<void>
+  close(): Promise<void>
+}
+
+const VALUES = 'quarry_background_values'
+const PLACEHOLDER = /\{(\w+):([^{}]+)\}/g
+
+/** A value's text as ClickHouse parses it for its type; only scalars (builds take nothing else). */
+function valueText(name: string, value: unknown): string {
+  if (typeof value === 'string') return value
+  if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'bigint') return String(value)
+  if (typeof value === 'boolean') return value ? 'true' : 'false'
+  throw new TypeError(`background statement: parameter ${name} is not a scalar`)
+}
+
+/** `sql` with each `{name:Type}` read from the job's values (the names and types are the statement's own). */
+export function withJobValues(sql: string, job: number): string {
+  return sql.replace(PLACEHOLDER, (_, name: string, type: string) => `CAST((SELECT value FROM ${VALUES} WHERE job = ${job} AND name = '${name}'), '${type.replaceAll("'", "\\'")}')`)
+}
+
+export function openBackgroundLane(dir: string, database: string): BackgroundLane {
+  let session: Promise<Session> | undefined
+  let jobs = 0
+  const open = () =>
+    (session ??= (async () => {
+      const s = new Session(dir)
+      await s.queryAsync(`USE ${database}`)
+      // Beside requests, not ahead of them: the lane's query threads at the lowest CPU priority
+      // (Linux nice 19, which needs no privilege; a raise would).
+      await s.queryAsync('SET os_thread_priority = 19')
+      await s.queryAsync(`CREATE TABLE IF NOT EXISTS ${VALUES} (job UInt64, name String, value String) ENGINE = Memory`)
+      return s
+    })())
+  return {
+    async command(sql, params) {
+      const s = await open()
+      const job = ++jobs
+      const rows = Object.entries(params).map(([name, value]) => JSON.stringify({ job, name, value: valueText(name, value) }))
+      if (rows.length > 0) await s.insert({ table: VALUES, values: Buffer.from(`${rows.join('\n')}\n`), format: 'JSONEachRow' })
+      try {
+        await s.queryAsync(withJobValues(sql, job))
+      } finally {
+        if (rows.length > 0) await s.queryAsync(`ALTER TABLE ${VALUES} DELETE WHERE job = ${job} SETTINGS mutations_sync = 2`)
+      }
+    },
+    async close() {
+      if (session) (await session).close()
+    },
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Long background statements (sealed builds) on the embedded engine run beside requests, not in the
+ * line chdb-node keeps for parameterized queries (src/clickhouse/engine/background.ts): their values
+ * travel as data and come back exactly, a request's read is not held behind one, and nothing of a
+ * statement's values is left behind.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openTestRuntime, type TestRuntime } from './helpers/runtime.ts'
+
+let rt: TestRuntime
+const read = { timeoutS: 30 }
+
+beforeAll(async () => {
+  rt = await openTestRuntime()
+  await rt.runner.command({ name: 't', sql: "CREATE TABLE lane_values (s String, d DateTime64(3, 'UTC'), n UInt64, b Bool) ENGINE = MergeTree ORDER BY n", params: {} })
+})
+afterAll(async () => rt?.dispose())
+
+const leftBehind = async () =>
+  (await rt.runner.rows<{ n: number }>({ name: 'left', sql: 'SELECT count() AS n FROM quarry_background_values', params: {} }, read))[0]!.n
+
+describe('the background lane', () => {
+  it('is the embedded engine’s', () => {
+    expect(rt.engine.background).toBeDefined()
+  })
+
+  it('writes each value exactly as given, whatever its characters, and leaves none behind', async () => {
+    const values = [
+      { s: "it's \\ a \"quoted\" value'); DROP TABLE lane_values; --", d: '2026-03-29 01:59:59.999', n: 2 ** 53 - 1, b: true },
+      { s: 'ü\t\n{x:String}', d: '1969-12-31 23:59:59.001', n: 0, b: false },
+    ]
+    for (const v of values) {
+      await rt.runner.command(
+        { name: 'lane_insert', sql: "INSERT INTO lane_values SELECT {s:String}, {d:DateTime64(3, 'UTC')}, {n:UInt64}, {b:Bool}", params: v },
+        { background: true },
+      )
+    }
+    const rows = await rt.runner.rows<{ s: string; d: string; n: number; b: boolean }>(
+      { name: 'lane_read', sql: 'SELECT s, toString(d) AS d, n, b FROM lane_values ORDER BY n DESC', params: {} },
+      read,
+    )
+    expect(rows).toEqual(values)
+    expect(await leftBehind()).toBe(0)
+  })
+
+  it('refuses a statement whose placeholder has no value, and still leaves none behind', async () => {
+    await expect(
+      rt.runner.command({ name: 'lane_missing', sql: "INSERT INTO lane_values SELECT {s:String}, now64(3), {n:UInt64}, true", params: { s: 'x' } }, { background: true }),
+    ).rejects.toThrow()
+    expect(await leftBehind()).toBe(0)
+  })
+
+  // The control runs the same long statement in the requests' line: there the read waits for it.
+  for (const background of [true, false]) {
+    it(`${background ? 'does not hold' : 'control: the requests’ line holds'} a parameterized read behind a long statement`, async () => {
+      const finished: string[] = []
+      const long = rt.runner
+        .command({ name: 'lane_long', sql: 'INSERT INTO lane_values SELECT toString(sleepEachRow(0.5)), now64(3), {n:UInt64} + number, false FROM numbers(4) SETTINGS max_block_size = 1', params: { n: 100 } }, { background })
+        .then(() => finished.push('long'))
+      // Once the long statement has surely begun.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await rt.runner.rows({ name: 'lane_read', sql: 'SELECT {x:UInt8} AS x', params: { x: 1 } }, read).then(() => finished.push('read'))
+      await long
+      expect(finished).toEqual(background ? ['read', 'long'] : ['long', 'read'])
+    })
+  }
+})
