@@ -28,7 +28,7 @@ function valueText(name: string, value: unknown): string {
 }
 
 /** `sql` with each `{name:Type}` read from the job's values (the names and types are the statement's own). */
-export function withJobValues(sql: string, job: number): string {
+function withJobValues(sql: string, job: number): string {
   return sql.replace(PLACEHOLDER, (_, name: string, type: string) => `CAST((SELECT value FROM ${VALUES} WHERE job = ${job} AND name = '${name}'), '${type.replaceAll("'", "\\'")}')`)
 }
 
@@ -45,19 +45,28 @@ export function openBackgroundLane(dir: string, database: string): BackgroundLan
       await s.queryAsync(`CREATE TABLE IF NOT EXISTS ${VALUES} (job UInt64, name String, value String) ENGINE = Memory`)
       return s
     })())
+  // One statement at a time, as in the line: builds of several projects take turns, so their memory
+  // does not add up.
+  let tail: Promise<unknown> = Promise.resolve()
+  const run = async (sql: string, params: Record<string, unknown>) => {
+    const s = await open()
+    const job = ++jobs
+    const rows = Object.entries(params).map(([name, value]) => JSON.stringify({ job, name, value: valueText(name, value) }))
+    if (rows.length > 0) await s.insert({ table: VALUES, values: Buffer.from(`${rows.join('\n')}\n`), format: 'JSONEachRow' })
+    try {
+      await s.queryAsync(withJobValues(sql, job))
+    } finally {
+      if (rows.length > 0) await s.queryAsync(`ALTER TABLE ${VALUES} DELETE WHERE job = ${job} SETTINGS mutations_sync = 2`)
+    }
+  }
   return {
-    async command(sql, params) {
-      const s = await open()
-      const job = ++jobs
-      const rows = Object.entries(params).map(([name, value]) => JSON.stringify({ job, name, value: valueText(name, value) }))
-      if (rows.length > 0) await s.insert({ table: VALUES, values: Buffer.from(`${rows.join('\n')}\n`), format: 'JSONEachRow' })
-      try {
-        await s.queryAsync(withJobValues(sql, job))
-      } finally {
-        if (rows.length > 0) await s.queryAsync(`ALTER TABLE ${VALUES} DELETE WHERE job = ${job} SETTINGS mutations_sync = 2`)
-      }
+    command(sql, params) {
+      const done = tail.then(() => run(sql, params))
+      tail = done.catch(() => {})
+      return done
     },
     async close() {
+      await tail
       if (session) (await session).close()
     },
   }
