@@ -47,6 +47,17 @@ const COLUMNAR = {
   output_format_arrow_low_cardinality_as_dictionary: 0,
 } as const
 
+/**
+ * Arrow in blocks of about two granules (16,384 rows or 4 MB read; the bytes bound is what holds a
+ * block to one granule, see Parquet's): each block is an Arrow stream of its own and one fetch,
+ * copy and socket write, and at one granule that per-block work was about a tenth of the server's
+ * CPU per row (1.05 -> 0.93 µs, alternating in one process). Four granules saved more (0.90-0.95 µs)
+ * but the server's RSS grew with the block size: +223 to +280 MB over a 10M export (limit 256)
+ * against +153 to +160 at two and +114 to +133 at one. Figures: benchmarks/README.md, Arrow in
+ * blocks of two granules.
+ */
+const ARROW_BLOCKS = { max_block_size: 16384, preferred_block_size_bytes: 4_000_000 } as const
+
 const DECLARED = {
   json: { contentType: 'application/json', streams: false, clickhouse: 'JSONEachRow', extension: 'json', shape: 'json', settings: {}, text: true },
   ndjson: {
@@ -133,6 +144,7 @@ const DECLARED = {
       // and the tests read every value back with apache-arrow. A server older than the setting
       // (HTTP engine) would refuse it as unknown.
       output_format_arrow_use_native_writer: 1,
+      ...ARROW_BLOCKS,
     },
     body: 'One Arrow IPC stream: a schema, then record batches',
     blocks: 'arrow',
