@@ -78,22 +78,28 @@ function view019(source: string): { create: string; select: string } {
   return { create, select: create.slice(create.indexOf('SELECT')).replace(/\bFROM events\b/, `FROM ${source}`) }
 }
 
+const FIRST = ['profile_id', 'device_id', 'referrer', 'referrer_name', 'referrer_type', 'utm_source', 'utm_medium',
+  'utm_campaign', 'utm_term', 'utm_content', 'country', 'region', 'city', 'device', 'brand', 'model', 'browser',
+  'browser_version', 'os', 'os_version'].map((a) => `toString(first_${a}) AS first_${a}`)
 // Every stored column of `sessions` as text, groups sorted (their order is not part of a session).
-const AS_TEXT = `project_id, id, toString(created_at) AS created_at, toString(ended_at) AS ended_at,
-  toString(first_profile_id) AS first_profile_id, toString(first_device_id) AS first_device_id,
-  toString(first_referrer) AS first_referrer, toString(first_utm_source) AS first_utm_source,
-  toString(first_country) AS first_country, toString(first_city) AS first_city,
+const AS_TEXT = `project_id, id, toString(created_at) AS created_at, toString(ended_at) AS ended_at, ${FIRST.join(', ')},
   toString(entry) AS entry, toString(exit) AS exit, screen_view_count, event_count, revenue,
   toString(arraySort(groups)) AS groups`
 
 let rt: TestRuntime
 
+// chDB 26.7 JIT-compiles an aggregate once it has run a few times, and its compiled `min` and `max`
+// over DateTime64 put times before 1970 after later ones. Both views share min(t) and max(t), so
+// here neither the views nor the reference are compiled: this file checks the keys, not the JIT.
+const NO_JIT = 'SETTINGS compile_aggregate_expressions = 0'
 const insert = (project: string, batch: Event[]) =>
-  rt.engine.client.insert({ table: 'events', values: batch.map(row(project)), format: 'JSONEachRow' })
+  rt.engine.client.command({
+    query: `INSERT INTO events ${NO_JIT} FORMAT JSONEachRow\n${batch.map((e) => JSON.stringify(row(project)(e))).join('\n')}`,
+  })
 const text = (sql: string) => rt.runner.rows<Record<string, unknown>>({ name: 'keys', sql, params: {} }, { timeoutS: 10 })
 const stored = (project: string) => text(`SELECT ${AS_TEXT} FROM sessions FINAL WHERE project_id = '${project}' ORDER BY id`)
 const expected = (project: string) =>
-  text(`SELECT ${AS_TEXT} FROM (${view019(`(SELECT * FROM events WHERE project_id = '${project}')`).select}) ORDER BY id`)
+  text(`SELECT ${AS_TEXT} FROM (${view019(`(SELECT * FROM events WHERE project_id = '${project}')`).select}) ORDER BY id ${NO_JIT}`)
 const odd = events.filter((_, i) => i % 2 === 1)
 const even = events.filter((_, i) => i % 2 === 0)
 

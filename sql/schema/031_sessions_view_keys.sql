@@ -1,20 +1,22 @@
 -- The sessions view, cheaper per event and with the same rows: `sessions` and every row in it are
 -- unchanged, only sessions_mv is replaced.
 --
--- 019's view kept 22 `min(tuple)` states per session. ClickHouse has no typed state for a tuple:
--- each event's tuple became a generic Field (allocated, compared, freed), so those 22 aggregates
--- were about 70 % of the view's time and the view about 60 % of a seed's insert (benchmarks/README.md,
--- "The seed target"). Each tuple is now folded into one String whose bytes sort as the tuple does,
--- and `min` over a String is a plain byte comparison:
+-- 019's view kept 22 `min(tuple)` states per session. `min` over a tuple falls back to the generic
+-- single-value state, which turns each event's tuple into a generic value to compare it: about
+-- 70 ms per aggregate per 200k events, most of the view's time, and the view was about 60 % of a
+-- seed's insert (benchmarks/README.md, "The seed target"). Each tuple is now folded into one String
+-- whose bytes sort as the tuple does, and `min` over a String is a plain byte comparison:
 --
 --   key(t, value) = 8 bytes of t, big-endian, sign bit flipped (so they sort as the signed time)
 --                   followed by the value's bytes.
 --
 -- Strings compare byte by byte (unsigned), a prefix first, in tuples as in `min`, so the smallest
 -- key is the key of the smallest (t, value): at equal times the smallest value wins, as before,
--- for each attribute on its own. Every event takes part in every first-event attribute, so the
--- winning t is min(t), the session's created_at, and only the value is read back from the key.
--- Entry and exit hold two strings after t: the origin is written with each 0x00 byte doubled to
+-- for each attribute on its own. Every event takes part in every first-event attribute, so all
+-- their keys start with the same smallest t; it is read back once, from the profile's key, and not
+-- taken from min(t): chDB 26.7's JIT-compiled `min` over DateTime64 (after a few runs of the same
+-- aggregate) orders times before 1970 after later ones, and 019's tuples never went through it.
+-- Entry and exit hold two strings after t: the origin is written with each 0x00 byte as
 -- 0x00 0x01 and closed by 0x00 0x00, which keeps (origin, path) order (a shorter origin still
 -- sorts first) and finds the origin's end again. Their screen-view condition and sentinels are
 -- 019's, applied to the event before it is encoded, so the same event wins.
@@ -24,32 +26,34 @@
 DROP VIEW IF EXISTS sessions_mv;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS sessions_mv TO sessions AS
+-- The first event's time, from its key (see above).
+WITH fromUnixTimestamp64Milli(reinterpretAsInt64(bitXor(reinterpretAsUInt64(reverse(substring(k_profile_id, 1, 8))), 9223372036854775808)), 'UTC') AS first_at
 SELECT
   project_id,
   id,
   created_at,
   ended_at,
   -- The visitor key is a function of the profile id, so it is computed once for the winner.
-  (created_at, substring(k_profile_id, 9), reinterpretAsUInt128(sipHash128(substring(k_profile_id, 9)))) AS first_profile_id,
-  (created_at, substring(k_device_id, 9)) AS first_device_id,
-  (created_at, substring(k_referrer, 9)) AS first_referrer,
-  (created_at, substring(k_referrer_name, 9)) AS first_referrer_name,
-  (created_at, substring(k_referrer_type, 9)) AS first_referrer_type,
-  (created_at, substring(k_utm_source, 9)) AS first_utm_source,
-  (created_at, substring(k_utm_medium, 9)) AS first_utm_medium,
-  (created_at, substring(k_utm_campaign, 9)) AS first_utm_campaign,
-  (created_at, substring(k_utm_term, 9)) AS first_utm_term,
-  (created_at, substring(k_utm_content, 9)) AS first_utm_content,
-  (created_at, substring(k_country, 9)) AS first_country,
-  (created_at, substring(k_region, 9)) AS first_region,
-  (created_at, substring(k_city, 9)) AS first_city,
-  (created_at, substring(k_device, 9)) AS first_device,
-  (created_at, substring(k_brand, 9)) AS first_brand,
-  (created_at, substring(k_model, 9)) AS first_model,
-  (created_at, substring(k_browser, 9)) AS first_browser,
-  (created_at, substring(k_browser_version, 9)) AS first_browser_version,
-  (created_at, substring(k_os, 9)) AS first_os,
-  (created_at, substring(k_os_version, 9)) AS first_os_version,
+  (first_at, substring(k_profile_id, 9), reinterpretAsUInt128(sipHash128(substring(k_profile_id, 9)))) AS first_profile_id,
+  (first_at, substring(k_device_id, 9)) AS first_device_id,
+  (first_at, substring(k_referrer, 9)) AS first_referrer,
+  (first_at, substring(k_referrer_name, 9)) AS first_referrer_name,
+  (first_at, substring(k_referrer_type, 9)) AS first_referrer_type,
+  (first_at, substring(k_utm_source, 9)) AS first_utm_source,
+  (first_at, substring(k_utm_medium, 9)) AS first_utm_medium,
+  (first_at, substring(k_utm_campaign, 9)) AS first_utm_campaign,
+  (first_at, substring(k_utm_term, 9)) AS first_utm_term,
+  (first_at, substring(k_utm_content, 9)) AS first_utm_content,
+  (first_at, substring(k_country, 9)) AS first_country,
+  (first_at, substring(k_region, 9)) AS first_region,
+  (first_at, substring(k_city, 9)) AS first_city,
+  (first_at, substring(k_device, 9)) AS first_device,
+  (first_at, substring(k_brand, 9)) AS first_brand,
+  (first_at, substring(k_model, 9)) AS first_model,
+  (first_at, substring(k_browser, 9)) AS first_browser,
+  (first_at, substring(k_browser_version, 9)) AS first_browser_version,
+  (first_at, substring(k_os, 9)) AS first_os,
+  (first_at, substring(k_os_version, 9)) AS first_os_version,
   (fromUnixTimestamp64Milli(reinterpretAsInt64(bitXor(reinterpretAsUInt64(reverse(substring(k_entry, 1, 8))), 9223372036854775808)), 'UTC'),
    replaceAll(substring(k_entry, 9, position(k_entry, '\x00\x00', 9) - 9), '\x00\x01', '\x00'),
    substring(k_entry, position(k_entry, '\x00\x00', 9) + 2)) AS entry,
