@@ -8,7 +8,6 @@
  */
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
-import { DateTime } from 'luxon'
 import type { Statement } from '../src/clickhouse/run.ts'
 import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
@@ -21,12 +20,12 @@ import { renderSql } from '../src/query/sql-templates.ts'
 import { clickhouseInstant } from '../src/query/time-range.ts'
 import { openRuntime } from '../src/runtime.ts'
 import { round } from './lib/stats.ts'
+import { dataClock } from './lib/data-clock.ts'
 
 const { values } = parseArgs({ options: { project: { type: 'string', default: 'pl' }, runs: { type: 'string', default: '5' } } })
 const project = values.project!
 const rt = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_SEALED: false }, createLogger('warn'))
-const [last] = await rt.runner.rows<{ last: string }>({ name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } }, { timeoutS: 600 })
-const now = DateTime.fromSQL(last!.last, { zone: 'UTC' }).plus({ minutes: 30 }).toJSDate()
+const now = (await dataClock(rt.runner, project)).clock.toJSDate()
 const [row] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(project), { timeoutS: 60 })
 const build = readSealedLatest(row)?.build
 if (!build) throw new Error(`no sealed build of ${project} in this format: run benchmarks/product-latency.ts first`)

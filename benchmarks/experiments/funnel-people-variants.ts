@@ -12,13 +12,13 @@
 import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
-import { DateTime } from 'luxon'
 import { loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/log.ts'
 import { sealedFunnel } from '../../src/query/product/sealed-units.ts'
 import { productRange } from '../../src/query/product/window.ts'
 import { readSealedLatest, sealedLatestStatement, type SealedLatestRow } from '../../src/query/sealed.ts'
 import { openRuntime } from '../../src/runtime.ts'
+import { dataClock } from '../lib/data-clock.ts'
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -27,8 +27,7 @@ const { values, positionals } = parseArgs({
 const project = values.project!
 const rt = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_SEALED: false }, createLogger('warn'))
 const read = { timeoutS: 600 }
-const [last] = await rt.runner.rows<{ last: string }>({ name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } }, read)
-const now = DateTime.fromSQL(last!.last, { zone: 'UTC' }).plus({ minutes: 30 }).toJSDate()
+const now = (await dataClock(rt.runner, project)).clock.toJSDate()
 const [row] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(project), read)
 const build = readSealedLatest(row)!.build
 const steps = values.steps === '5' ? ['screen_view', 'search', 'add_to_cart', 'checkout', 'revenue'] : ['screen_view', 'add_to_cart', 'checkout']

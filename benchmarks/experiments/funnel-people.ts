@@ -8,7 +8,6 @@
  */
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
-import { DateTime } from 'luxon'
 import type { Statement } from '../../src/clickhouse/run.ts'
 import { loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/log.ts'
@@ -18,12 +17,12 @@ import { productRange } from '../../src/query/product/window.ts'
 import { readSealedLatest, sealedLatestStatement, type SealedLatestRow } from '../../src/query/sealed.ts'
 import { openRuntime } from '../../src/runtime.ts'
 import { round } from '../lib/stats.ts'
+import { dataClock } from '../lib/data-clock.ts'
 
 const { values } = parseArgs({ options: { project: { type: 'string', default: 'pl' }, runs: { type: 'string', default: '9' }, only: { type: 'string' } } })
 const project = values.project!
 const rt = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_SEALED: false }, createLogger('warn'))
-const [last] = await rt.runner.rows<{ last: string }>({ name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } }, { timeoutS: 600 })
-const now = DateTime.fromSQL(last!.last, { zone: 'UTC' }).plus({ minutes: 30 }).toJSDate()
+const now = (await dataClock(rt.runner, project)).clock.toJSDate()
 const [row] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(project), { timeoutS: 60 })
 const build = readSealedLatest(row)!.build
 const range = productRange({ range: '30d' }, 'UTC', now, '30d')

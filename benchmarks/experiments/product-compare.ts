@@ -12,7 +12,6 @@
  */
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
-import { DateTime } from 'luxon'
 import type { Statement } from '../../src/clickhouse/run.ts'
 import { loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/log.ts'
@@ -25,6 +24,7 @@ import * as sealed from '../../src/query/sealed.ts'
 import type { SealedBuild, SealedLatestRow } from '../../src/query/sealed.ts'
 import { openRuntime } from '../../src/runtime.ts'
 import { round } from '../lib/stats.ts'
+import { dataClock } from '../lib/data-clock.ts'
 
 const { values } = parseArgs({
   options: { base: { type: 'string' }, project: { type: 'string', default: 'pl' }, runs: { type: 'string', default: '9' }, only: { type: 'string' } },
@@ -47,8 +47,7 @@ const load = async (dir: string): Promise<Tree> => ({
 const trees = { base: await load(values.base), this: { activeUsers, product, units, sealed } as Tree }
 
 const rt = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_SEALED: false }, createLogger('warn'))
-const [last] = await rt.runner.rows<{ last: string }>({ name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } }, { timeoutS: 600 })
-const now = DateTime.fromSQL(last!.last, { zone: 'UTC' }).plus({ minutes: 30 }).toJSDate()
+const now = (await dataClock(rt.runner, project)).clock.toJSDate()
 /** Each tree's newest build of its own format (a tree that changed the format reads the build made for it). */
 const builds = new Map<Tree, SealedBuild>()
 for (const tree of Object.values(trees)) {

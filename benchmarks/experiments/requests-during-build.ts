@@ -9,7 +9,6 @@
  *   npx tsx benchmarks/experiments/requests-during-build.ts DATA_DIR PROJECT [ROUNDS] [lane,line]
  */
 import { loadavg } from 'node:os'
-import { DateTime } from 'luxon'
 import pino from 'pino'
 import { buildApp } from '../../src/app.ts'
 import { createClientRow } from '../../src/auth/clients.ts'
@@ -18,13 +17,13 @@ import { loadConfig } from '../../src/config.ts'
 import { newestClosing } from '../../src/query/sealed.ts'
 import { openRuntime } from '../../src/runtime.ts'
 import { sealProject } from '../../src/services/sealed/builder.ts'
+import { dataClock } from '../lib/data-clock.ts'
 
 const [dir, project, roundsArg = '2', waysArg = 'lane,line'] = process.argv.slice(2)
 if (!dir || !project) throw new Error('usage: requests-during-build.ts DATA_DIR PROJECT [ROUNDS]')
 const logger = pino({ level: 'warn' })
 const rt = await openRuntime(loadConfig({ ...process.env, QUARRY_DATA_DIR: dir, QUARRY_SEALED: '0' }), logger)
-const [last] = await rt.runner.rows<{ last: string }>({ name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } }, { timeoutS: 60 })
-const clock = DateTime.fromSQL(last!.last, { zone: 'UTC' }).plus({ minutes: 30 })
+const { clock } = await dataClock(rt.runner, project)
 const config = { ...rt.config, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_SEALED: false }
 const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, now: () => clock.toJSDate(), responseCache: false as const })
 const client = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: 'during-build' })

@@ -5,21 +5,20 @@
  *
  *   npx tsx benchmarks/experiments/seal-steps.ts DATA_DIR PROJECT
  */
-import { DateTime } from 'luxon'
 import { loadavg } from 'node:os'
 import pino from 'pino'
 import { loadConfig } from '../../src/config.ts'
 import { newestClosing } from '../../src/query/sealed.ts'
 import { openRuntime } from '../../src/runtime.ts'
 import { sealProject } from '../../src/services/sealed/builder.ts'
+import { dataClock } from '../lib/data-clock.ts'
 
 const [dir, project] = process.argv.slice(2)
 if (!dir || !project) throw new Error('usage: seal-steps.ts DATA_DIR PROJECT')
 const steps: { step: string; table?: string; ms: number }[] = []
 const logger = pino({ level: 'debug' }, { write: (line: string) => void (JSON.parse(line).msg === 'sealed build step' && steps.push(JSON.parse(line))) })
 const rt = await openRuntime(loadConfig({ ...process.env, QUARRY_DATA_DIR: dir, QUARRY_SEALED: '0', LOG_LEVEL: 'warn' }), pino({ level: 'warn' }))
-const [last] = await rt.runner.rows<{ last: string }>({ name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } }, { timeoutS: 600 })
-const clock = DateTime.fromSQL(last!.last, { zone: 'UTC' }).plus({ minutes: 30 })
+const { clock } = await dataClock(rt.runner, project)
 const load = loadavg()[0]!
 const started = performance.now()
 await sealProject(project, { runner: rt.runner, logger, closedAt: newestClosing(clock), timeoutS: 3600 })

@@ -6,6 +6,7 @@ import { newestClosing, readSealedLatest, sealedLatestStatement, sealedLiveWrite
 import { sealedLivePagesWriteStatement } from '../../src/query/sealed-pages.ts'
 import { openRuntime, type Runtime } from '../../src/runtime.ts'
 import { sealProject } from '../../src/services/sealed/builder.ts'
+import { dataClock } from './data-clock.ts'
 
 export interface SealedProject {
   rt: Runtime
@@ -25,11 +26,7 @@ export async function openSealedProject(dir: string, project: string, reuse: boo
   const logger = pino({ level: 'warn' })
   const rt = await openRuntime(loadConfig({ ...process.env, QUARRY_DATA_DIR: dir, QUARRY_SEALED: '0' }), logger)
   const read = { timeoutS: 600 }
-  const [first] = await rt.runner.rows<{ last: string }>(
-    { name: 'last', sql: 'SELECT max(created_at) AS last FROM events WHERE project_id = {p:String}', params: { p: project } },
-    read,
-  )
-  const clock = DateTime.fromSQL(first!.last, { zone: 'UTC' }).plus({ minutes: 30 })
+  const { clock } = await dataClock(rt.runner, project)
   const latest = () => rt.runner.rows<Parameters<typeof readSealedLatest>[0] & object>(sealedLatestStatement(project), read)
   let [row] = await latest()
   if (!row || !reuse) {
