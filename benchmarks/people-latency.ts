@@ -10,7 +10,6 @@
  */
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
-import { DateTime } from 'luxon'
 import { buildApp } from '../src/app.ts'
 import { createClientRow } from '../src/auth/clients.ts'
 import { loadConfig } from '../src/config.ts'
@@ -20,6 +19,7 @@ import { listen } from '../src/server.ts'
 import { cellFigures, sampleCells, saveReport } from './lib/cells.ts'
 import { agent } from './lib/http.mjs'
 import { round } from './lib/stats.ts'
+import { dataClock } from './lib/data-clock.ts'
 
 const { values } = parseArgs({
   options: { project: { type: 'string', default: 'pp' }, runs: { type: 'string', default: '20' }, out: { type: 'string', default: 'people-latency' } },
@@ -31,7 +31,7 @@ const loadAtStart = load()
 const config = { ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_SEALED: false }
 const rt = await openRuntime(config, createLogger('warn'))
 const one = async <T>(sql: string) => (await rt.runner.rows<T>({ name: 'bench', sql, params: { p: project } }, { timeoutS: 600 }))[0]!
-const last = await one<{ last: string; events: number }>('SELECT max(created_at) AS last, count() AS events FROM events WHERE project_id = {p:String}')
+const { clock, events } = await dataClock(rt.runner, project)
 // The most active identified visitor, and an anonymous one: the people a dashboard opens.
 const person = await one<{ id: string }>(
   'SELECT profile_id AS id FROM events WHERE project_id = {p:String} AND profile_id != device_id GROUP BY id ORDER BY count() DESC, id LIMIT 1',
@@ -39,7 +39,6 @@ const person = await one<{ id: string }>(
 const visitor = await one<{ id: string }>(
   'SELECT profile_id AS id FROM events WHERE project_id = {p:String} AND profile_id = device_id GROUP BY id ORDER BY count() DESC, id LIMIT 1',
 )
-const clock = DateTime.fromSQL(last.last, { zone: 'UTC' }).plus({ minutes: 30 })
 const now = () => clock.toJSDate()
 
 const client = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: 'bench-people' })
@@ -80,7 +79,7 @@ for (const r of results) console.log(JSON.stringify(r))
 saveReport(values.out!, {
   engine: rt.engine.mode,
   project,
-  events: last.events,
+  events,
   clock: clock.toISO(),
   runs,
   load_average: { start: loadAtStart, end: load() },
