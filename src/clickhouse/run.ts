@@ -10,11 +10,16 @@ import { linkedSignal } from './signals.ts'
 export interface QueryStats {
   dbMs: number
   queries: number
+  /**
+   * Statements asked for, done or not: a request that asked for one waits on the engine, and
+   * admission's pace counts it among the requests ahead (a cache hit never asks).
+   */
+  asked: number
   /** What they read, where the engine reports it (Engine.reportsReads). */
   read?: { rows: number; bytes: number }
 }
 
-export const emptyStats = (): QueryStats => ({ dbMs: 0, queries: 0 })
+export const emptyStats = (): QueryStats => ({ dbMs: 0, queries: 0, asked: 0 })
 
 /** A statement without SETTINGS or FORMAT, and the values for its `{name:Type}` placeholders. */
 export interface Statement {
@@ -127,7 +132,8 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
       const queryId = randomUUID()
       const sql = finalSql({ ...stmt, settings: { ...INTERPRETED, ...stmt.settings } }, opts, 'JSONEachRow', queryId)
       if (opts.readonly !== false) assertReadStatement(stmt.sql)
-      const asked = performance.now()
+      const askedAt = performance.now()
+      if (opts.stats) opts.stats.asked += 1
       const watch = watchStatement(telemetry, stmt.name)
       return gate.run(async () => {
         if (opts.signal?.aborted) {
@@ -135,7 +141,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
           throw cancelledBeforeStart()
         }
         const started = performance.now()
-        const budgetMs = readDeadlineMs(opts.timeoutS) - (engine.mode === 'embedded' ? started - asked : 0)
+        const budgetMs = readDeadlineMs(opts.timeoutS) - (engine.mode === 'embedded' ? started - askedAt : 0)
         const deadline = AbortSignal.timeout(Math.max(1, Math.round(budgetMs)))
         const linked = linkedSignal([opts.signal, deadline])
         try {
@@ -183,7 +189,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
             classified = new EngineUnavailableError(`no answer within ${readDeadlineMs(opts.timeoutS)} ms`)
           } else {
             await engine.kill(queryId).catch(() => {})
-            classified = new QueryTimeoutError(`not done within ${Math.round(performance.now() - asked)} ms of asking for a slot`)
+            classified = new QueryTimeoutError(`not done within ${Math.round(performance.now() - askedAt)} ms of asking for a slot`)
           }
           watch.failed(errorClass(classified))
           logger.warn({ query: stmt.name, queryId, err: classified.message }, 'query failed')
@@ -200,6 +206,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
       return (async function* () {
         if (opts.readonly !== false) assertReadStatement(stmt.sql)
         const watch = watchStatement(telemetry, stmt.name)
+        if (opts.stats) opts.stats.asked += 1
         // The slot is held for the whole stream, so a long export counts against the gate.
         let release: () => void = () => {}
         await new Promise<void>((acquired, refused) => {
