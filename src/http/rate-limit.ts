@@ -151,8 +151,11 @@ export const rateLimit = (buckets: RateBuckets, keyOf: (c: Context<AppEnv>) => s
       )
     }
     await next()
-    // Set on the finished response, so error responses and streamed bodies carry them too.
-    for (const [name, value] of Object.entries(headers)) c.header(name, value)
+    // Set on the finished response, so error responses and streamed bodies carry them too. On its
+    // headers directly: c.header() on a finished response copies it into a web Response first, and
+    // the node server then writes the body through a stream instead of straight from its bytes.
+    const finished = c.res.headers
+    for (const [name, value] of Object.entries(headers)) finished.set(name, value)
   })
 
 export type AddressResolver = (c: Context) => string
