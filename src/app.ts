@@ -110,7 +110,7 @@ export function buildApp(deps: AppDeps) {
   })
 
   app.use('*', queryStringLimit)
-  app.use('*', compressLarge(1024))
+  app.use('*', compressLarge())
   // CORS answers preflights before authentication, which a preflight cannot pass.
   app.use('/insights/*', apiCors)
   app.use('/export/*', apiCors)

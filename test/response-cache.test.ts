@@ -3,6 +3,8 @@
  * header, with and without it (first request, cached repeat, concurrent coalesced requests), and
  * it never serves what it should not (errors, other windows, data older than an insert).
  */
+import { gunzipSync } from 'node:zlib'
+import { decompress as zstdDecompress } from '@mongodb-js/zstd'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClientRow } from '../src/auth/clients.ts'
 import type { QueryRunner } from '../src/clickhouse/run.ts'
@@ -141,6 +143,54 @@ describe('with and without the cache', () => {
       pages++
     }
     expect(pages).toBeGreaterThan(1)
+  })
+})
+
+describe('codings', () => {
+  /** The raw bytes and coding of one answer, without decoding. */
+  async function raw(app: App, url: string, acceptEncoding?: string) {
+    const res = await app.request(url, { headers: { ...headers, ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}) } })
+    return { status: res.status, coding: res.headers.get('content-encoding'), vary: res.headers.get('vary'), cache: res.headers.get('x-quarry-cache'), bytes: Buffer.from(await res.arrayBuffer()) }
+  }
+  const decoded = async (r: { coding: string | null; bytes: Buffer }) =>
+    r.coding === 'gzip' ? gunzipSync(r.bytes).toString('utf8') : r.coding === 'zstd' ? (await zstdDecompress(r.bytes)).toString('utf8') : r.coding === null ? r.bytes.toString('utf8') : `unexpected coding ${r.coding}`
+
+  it('never replays an export encoded for one client to a client that asked for another coding or none', async () => {
+    const { plain, cached } = apps()
+    const series = encodeURIComponent(JSON.stringify([{ name: 'screen_view' }]))
+    const url = `http://quarry.test/export/charts?projectId=${U}&range=30d&format=csv&series=${series}`
+    const identity = await raw(plain, url)
+    expect(identity.status).toBe(200)
+    expect(identity.bytes.toString('utf8')).toMatch(/^"?seriesId/)
+    for (const accept of ['zstd', undefined, 'gzip', undefined, 'zstd', 'gzip']) {
+      const got = await raw(cached, url, accept)
+      expect(got.coding, String(accept)).toBe(accept ?? null)
+      expect(await decoded(got), String(accept)).toBe(identity.bytes.toString('utf8'))
+    }
+    // Each coding was run once and then served from the cache.
+    expect((await raw(cached, url)).cache).toBe('hit')
+    expect((await raw(cached, url, 'zstd')).cache).toBe('hit')
+  })
+
+  it('replays a large JSON answer gzipped to a client that accepts gzip, the same body as plain', async () => {
+    const { plain, cached } = apps()
+    const url = `http://quarry.test/insights/${U}/metrics?range=30d&interval=hour`
+    const identity = await raw(plain, url)
+    expect(identity.bytes.byteLength).toBeGreaterThan(1024)
+    for (const accept of ['gzip, deflate, br', 'deflate;q=0.5, gzip', '*']) {
+      // The first asks the engine ('*' is keyed as zstd, the coding an export would take).
+      await raw(cached, url, accept)
+      const hit = await raw(cached, url, accept)
+      expect(hit.cache, accept).toBe('hit')
+      expect(hit.coding, accept).toBe('gzip')
+      expect(hit.vary?.toLowerCase(), accept).toContain('accept-encoding')
+      expect(await decoded(hit), accept).toBe(identity.bytes.toString('utf8'))
+    }
+    for (const accept of [undefined, 'identity', 'gzip;q=0']) {
+      const hit = await raw(cached, url, accept)
+      expect(hit.coding, String(accept)).toBeNull()
+      expect(hit.bytes.toString('utf8'), String(accept)).toBe(identity.bytes.toString('utf8'))
+    }
   })
 })
 

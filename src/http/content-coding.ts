@@ -13,6 +13,21 @@ export type StreamCoding = (typeof CODINGS)[number]
  */
 export function negotiateCoding(header: string | undefined): StreamCoding | undefined {
   if (!header) return undefined
+  const rated = ratings(header)
+  let best: StreamCoding | undefined
+  let bestQ = 0
+  for (const coding of CODINGS) {
+    const q = qualityOf(rated, coding)
+    if (q > bestQ) [best, bestQ] = [coding, q]
+  }
+  return best
+}
+
+/** Whether an Accept-Encoding header takes `coding` (q > 0, by name or through *). */
+export const acceptsCoding = (header: string | undefined, coding: StreamCoding): boolean => !!header && qualityOf(ratings(header), coding) > 0
+
+/** Each coding an Accept-Encoding header names, with its q (1 when not given). */
+function ratings(header: string): Map<string, number> {
   const rated = new Map<string, number>()
   for (const part of header.split(',')) {
     const [name = '', ...params] = part.trim().toLowerCase().split(';')
@@ -20,14 +35,10 @@ export function negotiateCoding(header: string | undefined): StreamCoding | unde
     const q = qParam === undefined ? 1 : Number(qParam.slice(2))
     rated.set(name.trim() === 'x-gzip' ? 'gzip' : name.trim(), Number.isFinite(q) ? q : 0)
   }
-  let best: StreamCoding | undefined
-  let bestQ = 0
-  for (const coding of CODINGS) {
-    const q = rated.get(coding) ?? rated.get('*') ?? 0
-    if (q > bestQ) [best, bestQ] = [coding, q]
-  }
-  return best
+  return rated
 }
+
+const qualityOf = (rated: Map<string, number>, coding: string) => rated.get(coding) ?? rated.get('*') ?? 0
 
 /** The source in `coding`: each chunk compressed before the next is asked for, so memory stays one chunk deep. */
 export const encoded = (coding: StreamCoding, source: AsyncGenerator<Uint8Array>): AsyncGenerator<Uint8Array> =>

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Context } from 'hono'
 import { LRUCache } from 'lru-cache'
 import type { AppEnv } from '../../app-env.ts'
+import { negotiateCoding } from '../content-coding.ts'
 import { resolveRange, type RangeName } from '../../query/time-range.ts'
 
 interface Window {
@@ -51,8 +52,9 @@ function windowResolver() {
 /**
  * The key is what defines the body: route path, project (and its timezone), the request's query
  * string normalized (parameters sorted), the window it resolves to now (so `range=30d` means
- * another key tomorrow) and the origin (the `Link` header repeats it); the middleware adds the
- * data watermark.
+ * another key tomorrow), the origin (the `Link` header repeats it) and the coding a streamed body
+ * is sent in for the request's Accept-Encoding (a chart's CSV kept zstd-encoded was replayed, as
+ * zstd bytes, to a client that had asked for none); the middleware adds the data watermark.
  *
  * Entries live `nowTtlMs` when the window reaches the present (the watermark is at most
  * `watermarkTtlMs` old, and `/live` moves with the clock) and `closedTtlMs` otherwise.
@@ -74,7 +76,8 @@ export function cacheKeys(opts: KeyOptions) {
     if (!window) return undefined
     // A cursor pins the window of its first page, which may have reached the present.
     const touchesNow = url.searchParams.has('cursor') || window.end > now.getTime()
-    const key = JSON.stringify([url.origin, url.pathname, project.id, project.timezone, params, [window.start, window.end]])
+    const coding = negotiateCoding(c.req.header('accept-encoding')) ?? ''
+    const key = JSON.stringify([url.origin, url.pathname, project.id, project.timezone, params, [window.start, window.end], coding])
     return { key, ttlMs: touchesNow ? opts.nowTtlMs : opts.closedTtlMs }
   }
 }

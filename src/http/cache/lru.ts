@@ -6,6 +6,8 @@ export interface Entry {
   status: number
   headers: [string, string][]
   body: Uint8Array<ArrayBuffer>
+  /** The body gzipped once, where compression would gzip it for every client that accepts it. */
+  gzip?: Uint8Array<ArrayBuffer>
   /** What it is counted as against maxBytes: body, headers, key and bookkeeping. */
   bytes: number
   expires: number

@@ -3,6 +3,8 @@ import { createMiddleware } from 'hono/factory'
 import type { AppEnv } from '../../app-env.ts'
 import type { RangeName } from '../../query/time-range.ts'
 import { SingleFlight } from '../../single-flight.ts'
+import { acceptsCoding } from '../content-coding.ts'
+import { gzipOnce } from '../compression.ts'
 import { cacheKeys, etagOf, matchesEtag } from './key.ts'
 import { LruCache, type Entry } from './lru.ts'
 import { throttledWatermark } from './watermark.ts'
@@ -56,8 +58,11 @@ export interface ResponseCache {
   clear(): void
 }
 
-/** Headers that belong to one exchange (or that outer middleware sets again), never replayed. */
-const PER_REQUEST = /^(x-request-id|server-timing|x-quarry-stats|x-quarry-cache|etag|content-length|content-encoding|vary|set-cookie|retry-after|ratelimit-.*|x-ratelimit-.*|access-control-.*)$/i
+/**
+ * Headers that belong to one exchange (or that outer middleware sets again), never replayed. A
+ * route's own Content-Encoding (a streamed export's) is kept: the key holds the coding it negotiated.
+ */
+const PER_REQUEST = /^(x-request-id|server-timing|x-quarry-stats|x-quarry-cache|etag|content-length|vary|set-cookie|retry-after|ratelimit-.*|x-ratelimit-.*|access-control-.*)$/i
 
 /** Bytes of bookkeeping counted per entry besides its body and headers. */
 const ENTRY_OVERHEAD = 256
@@ -77,6 +82,13 @@ export function createResponseCache(
     headers['X-Quarry-Cache'] = how
     if (etag) headers.ETag = etag
     headers['Server-Timing'] = `cache;desc=${how}, total;dur=${(performance.now() - started).toFixed(1)}`
+    if (entry.gzip && acceptsCoding(c.req.header('accept-encoding'), 'gzip')) {
+      // With its length, which compression reads as already done.
+      headers['Content-Encoding'] = 'gzip'
+      headers['Content-Length'] = String(entry.gzip.byteLength)
+      headers.Vary = 'Accept-Encoding'
+      return c.body(entry.gzip, entry.status as 200, headers)
+    }
     return c.body(entry.body, entry.status as 200, headers)
   }
 
@@ -92,8 +104,9 @@ export function createResponseCache(
     const headers = [...res.headers].filter(([name]) => !PER_REQUEST.test(name))
     c.res = undefined
     c.res = new Response(body, { status: res.status, headers: res.headers })
-    const bytes = body.byteLength + headers.reduce((n, [k, v]) => n + k.length + v.length, 0) + key.length + ENTRY_OVERHEAD
-    const entry: Entry = { key, status: res.status, headers, body, bytes, expires: Date.now() + ttlMs }
+    const gzip = res.headers.has('Content-Encoding') ? undefined : gzipOnce(res.headers.get('Content-Type'), body)
+    const bytes = body.byteLength + (gzip?.byteLength ?? 0) + headers.reduce((n, [k, v]) => n + k.length + v.length, 0) + key.length + ENTRY_OVERHEAD
+    const entry: Entry = { key, status: res.status, headers, body, gzip, bytes, expires: Date.now() + ttlMs }
     lru.set(entry)
     return entry
   }
