@@ -40,7 +40,7 @@ export function admission(opts: {
   let serviceMs = 0
   const pace = opts.pace
   const wouldWaitMs = () => {
-    if (!pace) return 0
+    if (!pace || live.size < pace.slots) return 0
     let waiting = 0
     for (const [signal, c] of live) if (!signal.aborted && (c.get('stats')?.asked ?? 0) > 0) waiting++
     const ahead = waiting + 1 - pace.slots
