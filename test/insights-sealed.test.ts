@@ -225,7 +225,12 @@ describe('/metrics from the sealed history', () => {
 
   // Revenue with filters: the revenue events of the sessions that pass them, sealed sessions that
   // began before the window and live ones (sx-cross pays before C, spans C and is from SE).
-  for (const filters of FILTERS.filter((f) => f.length > 0)) {
+  // Filters all on the postings' columns (name, origin; path alone counts the page's own) keep the revenue events by their session's number.
+  const ON_POSTINGS: Filter[][] = [
+    [{ name: 'name', operator: 'is', value: ['click'] }],
+    [{ name: 'name', operator: 'is', value: ['signup', 'scroll'] }, { name: 'origin', operator: 'isNotNull', value: [] }],
+  ]
+  for (const filters of [...FILTERS.filter((f) => f.length > 0), ...ON_POSTINGS]) {
     it(`with filters ${JSON.stringify(filters)}, revenue included`, async () => {
       const windows: [Query, Window][] = [
         [{ range: '30d' }, { start: Date.parse('2026-03-15T00:00:00Z'), end: Date.parse('2026-04-15T00:00:00Z'), timezone: 'UTC' }],
