@@ -225,7 +225,12 @@ describe('/metrics from the sealed history', () => {
 
   // Revenue with filters: the revenue events of the sessions that pass them, sealed sessions that
   // began before the window and live ones (sx-cross pays before C, spans C and is from SE).
-  for (const filters of FILTERS.filter((f) => f.length > 0)) {
+  // Filters all on the postings' columns (name, origin; path alone counts the page's own) keep the revenue events by their session's number.
+  const ON_POSTINGS: Filter[][] = [
+    [{ name: 'name', operator: 'is', value: ['click'] }],
+    [{ name: 'name', operator: 'is', value: ['signup', 'scroll'] }, { name: 'origin', operator: 'isNotNull', value: [] }],
+  ]
+  for (const filters of [...FILTERS.filter((f) => f.length > 0), ...ON_POSTINGS]) {
     it(`with filters ${JSON.stringify(filters)}, revenue included`, async () => {
       const windows: [Query, Window][] = [
         [{ range: '30d' }, { start: Date.parse('2026-03-15T00:00:00Z'), end: Date.parse('2026-04-15T00:00:00Z'), timezone: 'UTC' }],
@@ -240,6 +245,34 @@ describe('/metrics from the sealed history', () => {
       }
     })
   }
+
+  // Filters all on the page keep views and revenue events by their own page: from the page tables.
+  const PAGE_ONLY = FILTERS.filter((f) => f.length > 0 && f.every((x) => x.name === 'path' || x.name === 'origin'))
+  it('with filters on the page, in any zone, window and interval, the previous window included', async () => {
+    expect(PAGE_ONLY.length).toBe(2)
+    for (const c of cases(31, 10)) {
+      const days = (c.w.end - c.w.start) / 86_400_000
+      const previous: Window = { start: 2 * c.w.start - c.w.end, end: c.w.start, timezone: c.w.timezone }
+      for (const filters of PAGE_ONLY) {
+        for (const interval of (['hour', 'day', 'week'] as Interval[]).filter((i) => i !== 'hour' || days <= 40)) {
+          const res = await get(c.project, 'metrics', { ...(c.query as object), filters, interval, previous: 'true' })
+          expect(res.sealedUntil, c.label).toBe(C)
+          const expected = { ...model().metrics(c.project, c.w, interval, filters), previous: model().metricValues(c.project, previous, filters) }
+          expect(res.body, `${c.label} ${interval} ${JSON.stringify(filters)}`).toEqual(expected)
+        }
+      }
+    }
+  })
+
+  it("with filters on the page, reads the views' day rows where buckets start on UTC midnights, and no event before C", async () => {
+    const filters = PAGE_ONLY[0]
+    const explained = async (query: Query) => (await h.get(U, 'metrics', { ...(query as object), filters, explain: 'sql' })).body
+    const utc = await explained({ range: '30d' })
+    expect(utc.params.view_days_from < utc.params.view_days_to && utc.params.view_days_to > utc.params.closed).toBe(true)
+    expect(utc.sql.at(-1)).toContain('FROM sealed_page_revenue')
+    const stockholm = await explained({ range: '30d', timezone: 'Europe/Stockholm' })
+    expect(stockholm.params.view_days_from).toBe(stockholm.params.view_days_to)
+  })
 
   it('counts the revenue of sessions that began before the window and pass the filter, sealed whole or held', async () => {
     const filters: Filter[] = [{ name: 'country', operator: 'is', value: ['SE'] }]

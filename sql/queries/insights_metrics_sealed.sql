@@ -7,8 +7,9 @@
 -- filter applies. The revenue events (the `revenue_events` slot) are those of the window outside the
 -- whole hours; filtered, those of the sessions that pass the filters (_sealed_metrics_revenue.sql).
 -- With a filter on `path` the views and the revenue are the matching
--- events' own, read from events (the `page_views` slot, _sealed_metrics_page_views.sql), and the
--- sessions bring no views (`session_views` is 0).
+-- events' own (the `page_views` slot): from the page tables when every filter is on the page
+-- (_sealed_metrics_page_tables.sql, _sealed_metrics_page_revenue.sql), else read from events
+-- (_sealed_metrics_page_views.sql); the sessions bring no views (`session_views` is 0).
 WITH
 {{live}}
 SELECT

@@ -12,7 +12,8 @@
 -- This holds while no insert reached before C and no event after C tied a session of the
 -- build to what came before; the planner (src/services/sealed) checks that first. The held-out keys
 -- come as decimal strings: JSON has no 128-bit numbers, and explain=sql must show parameters that run
--- as shown.
+-- as shown. They all began at page_held_from or later: the sessions before it skip the check (L, 30d,
+-- one country: the entries' branch 551 -> 252 ms of CPU).
 WITH
   arrayMap(key -> toUInt128(key), {held_out:Array(String)}) AS held_out,
   {{live_pages}},
@@ -37,7 +38,7 @@ WITH
       count(), countIf(is_bounce)
     FROM sealed_sessions
     WHERE project_id = {project:String} AND version = {version:UInt64} AND screen_view_count > 0 AND {{> sealed_page_edges}}
-      AND session_key NOT IN held_out
+      AND (created_at < {page_held_from:DateTime64(3, 'UTC')} OR session_key NOT IN held_out)
       {{entry_sessions}}
     GROUP BY entry_origin, entry_path
     UNION ALL

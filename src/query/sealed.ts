@@ -5,7 +5,7 @@ import { UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
 import { compileFilters, UNINDEXED_SETS } from './filters.ts'
 import { bucketExpression, windowPlaceholders, type PageRequest } from './insights.ts'
 import { filtersPages, type MetricsRequest } from './metrics.ts'
-import { sealedRevenueFilters, sealedSessionFilters } from './sealed-filters.ts'
+import { sealedPageFiltering, sealedRevenueFilters, sealedSessionFilters } from './sealed-filters.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant, type TimeRange } from './time-range.ts'
 
@@ -174,7 +174,11 @@ export function wholeDays(start: DateTime, bucketStarts: readonly DateTime[], ho
   return splits.every((t) => t.toMillis() % DAY_MS === 0) ? days : { from: hours.from, to: hours.from }
 }
 
-/** /metrics from the sealed history. */
+/**
+ * /metrics from the sealed history. With filters all on the page (origin, path), the views and
+ * revenue, the matching events' own, come from the page tables: whole UTC days of views from their
+ * day rows where no bucket starts inside one.
+ */
 export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readonly DateTime[], build: SealedBuild): Statement {
   const earliest = req.previous?.start ?? req.range.start
   const rollup = hourlyTotalsAnswer(req, bucketStarts)
@@ -189,6 +193,18 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
   const parts = { bucket, session_filters: filters.sealed, live_filters: filters.live, session_views: pages ? 'toUInt64(0)' : 'screen_view_count' }
   const eventFilters = pages ? compileFilters(req.filters, 'pageViews', params, ctx) : ''
   const sealedSessions = +rollup.from > +earliest || +rollup.to < +earlier(req.range.end, build.closedAt)
+  // Filters all on the page leave each view and revenue event in or out by its own page: the page tables have those.
+  const pageTables = pages && sealedPageFiltering(req.filters) === 'page'
+  if (pageTables) {
+    const viewDays = wholeDays(req.range.start, bucketStarts, { from: earliest, to: earlier(req.range.end, build.closedAt) }, build.closedAt)
+    Object.assign(params.values, {
+      view_days_from: clickhouseInstant(viewDays.from),
+      view_days_to: clickhouseInstant(viewDays.to),
+      page_held_from: clickhouseInstant(build.pageHeldFrom),
+      held_out: build.pageHeld,
+    })
+  }
+  const views = pageTables ? '_sealed_metrics_page_tables' : '_sealed_metrics_page_views'
   return {
     name: 'insights_metrics_sealed',
     sql: renderSql('insights_metrics_sealed', {
@@ -197,10 +213,12 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
       ...parts,
       sessions: sealedSessions ? renderSql('_sealed_metrics_sessions', parts) : '',
       live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', parts) : '',
-      page_views: pages ? renderSql('_sealed_metrics_page_views', { bucket, view_filters: eventFilters }) : '',
-      revenue_events: !pages && filters.sealed
-        ? renderSql('_sealed_metrics_revenue', sealedRevenueFilters(req.filters, build, earliest, params))
-        : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters }),
+      page_views: pages ? renderSql(views, { bucket, view_filters: eventFilters }) : '',
+      revenue_events: pageTables
+        ? renderSql('_sealed_metrics_page_revenue', { revenue_filters: eventFilters })
+        : !pages && filters.sealed
+          ? renderSql('_sealed_metrics_revenue', sealedRevenueFilters(req.filters, build, earliest, params))
+          : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters }),
     }),
     params: params.values,
     ...(req.filters.length > 0 ? { settings: UNINDEXED_SETS } : {}),
@@ -234,9 +252,9 @@ export interface SealedLatestRow {
  * 8: page views numbered by their session's sealed_sessions.sno (/pages filtered by session attributes);
  * 9: the totals by UTC day (/metrics); 10: the event rollups by UTC day (029, charts); 11: each
  * profile's episodes and each device's identified events instead of 025's rows per person (030,
- * funnels by person).
+ * funnels by person); 12: the revenue events before C with their page (034, /metrics filtered on the page).
  */
-export const SEALED_FORMAT = 11
+export const SEALED_FORMAT = 12
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',

@@ -41,6 +41,7 @@ const COMPACTED_TABLES = [
   'sealed_page_keys',
   'sealed_event_postings',
   'sealed_revenue_events',
+  'sealed_page_revenue',
 ] as const
 /** Every table with rows of a build: those, the snapshots requests write, and the build's row. */
 const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_builds'] as const
@@ -57,7 +58,7 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 /**
  * Seals one project's history before C: numbers its new visitors (each session's, then every
  * event's profile), writes its sessions (those that go on after C as `held` parts), the sessions of
- * each day's event names, origins and paths, and the revenue events of the sessions (filters), then
+ * each day's event names, origins and paths, and the revenue events of the sessions and of the pages (filters), then
  * each dimension's daily rollup and their 8-day blocks, the totals and the event rollups by hour and
  * by day, the hourly and daily sets of profiles, the sessions' event arrays, each profile's episodes
  * and each device's identified events (product analytics), and the page tables (/pages). Kept only
@@ -96,6 +97,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     await step('sealed_build_sessions')
     await step('sealed_build_event_postings', postingsFragments)
     await step('sealed_build_revenue_events')
+    await step('sealed_build_page_revenue')
     for (const d of DIMENSIONS) {
       await step('sealed_build_rollup', { column: d.column, prefix: d.prefix ?? "''" }, { dimension: d.name })
     }
