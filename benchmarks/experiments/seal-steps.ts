@@ -1,7 +1,9 @@
 /**
  * Where a full sealed build's time goes: seals the project once (a new build, as `quarry serve`
- * makes it, on a clock half an hour past its last event) and prints each step's time from the
- * builder's debug log, with the process's peak RSS (chDB runs in it).
+ * makes it, on a clock half an hour past its last event) and prints each step's wall and CPU time
+ * from the builder's debug log (the process's CPU between one step's end and the next: chDB runs in
+ * it), the process's peak RSS, and a hash of each table's rows of the build (its version left out),
+ * so that two variants of the builder can be checked to write the same rows.
  *
  *   npx tsx benchmarks/experiments/seal-steps.ts DATA_DIR PROJECT
  */
@@ -15,18 +17,76 @@ import { dataClock } from '../lib/data-clock.ts'
 
 const [dir, project] = process.argv.slice(2)
 if (!dir || !project) throw new Error('usage: seal-steps.ts DATA_DIR PROJECT')
-const steps: { step: string; table?: string; ms: number }[] = []
-const logger = pino({ level: 'debug' }, { write: (line: string) => void (JSON.parse(line).msg === 'sealed build step' && steps.push(JSON.parse(line))) })
+const cpuMs = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+const steps: { step: string; table?: string; ms: number; cpu: number }[] = []
+let lastCpu = 0
+const logger = pino(
+  { level: 'debug' },
+  {
+    write: (line: string) => {
+      const entry = JSON.parse(line)
+      if (entry.msg !== 'sealed build step') return
+      const now = cpuMs()
+      steps.push({ ...entry, cpu: now - lastCpu })
+      lastCpu = now
+    },
+  },
+)
 const rt = await openRuntime(loadConfig({ ...process.env, QUARRY_DATA_DIR: dir, QUARRY_SEALED: '0', LOG_LEVEL: 'warn' }), pino({ level: 'warn' }))
 const { clock } = await dataClock(rt.runner, project)
 const load = loadavg()[0]!
 const started = performance.now()
+const cpuStarted = (lastCpu = cpuMs())
 await sealProject(project, { runner: rt.runner, logger, closedAt: newestClosing(clock), timeoutS: 3600 })
 const total = performance.now() - started
-const byStep = new Map<string, number>()
-for (const s of steps) byStep.set(s.table ? `${s.step} ${s.table}` : s.step, (byStep.get(s.table ? `${s.step} ${s.table}` : s.step) ?? 0) + s.ms)
-console.log(`${project}: whole build ${(total / 1000).toFixed(1)} s, load ${load.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}, peak RSS ${(process.resourceUsage().maxRSS / 2 ** 20).toFixed(2)} GB\n`)
-console.log('| step | s |\n|---|--:|')
-for (const [step, ms] of [...byStep].sort((a, b) => b[1] - a[1])) console.log(`| ${step} | ${(ms / 1000).toFixed(1)} |`)
-console.log(`| the rest (insert counts, dropping the old build) | ${((total - steps.reduce((n, s) => n + s.ms, 0)) / 1000).toFixed(1)} |`)
+const totalCpu = cpuMs() - cpuStarted
+const byStep = new Map<string, { ms: number; cpu: number }>()
+for (const s of steps) {
+  const key = s.table ? `${s.step} ${s.table}` : s.step
+  const sum = byStep.get(key) ?? { ms: 0, cpu: 0 }
+  byStep.set(key, { ms: sum.ms + s.ms, cpu: sum.cpu + s.cpu })
+}
+const s = (ms: number) => (ms / 1000).toFixed(1)
+console.log(
+  `${project}: whole build ${s(total)} s, CPU ${s(totalCpu)} s, load ${load.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}, peak RSS ${(process.resourceUsage().maxRSS / 2 ** 20).toFixed(2)} GB\n`,
+)
+console.log('| step | s | CPU s |\n|---|--:|--:|')
+for (const [step, t] of [...byStep].sort((a, b) => b[1].ms - a[1].ms)) console.log(`| ${step} | ${s(t.ms)} | ${s(t.cpu)} |`)
+const stepsMs = steps.reduce((n, x) => n + x.ms, 0)
+const stepsCpu = steps.reduce((n, x) => n + x.cpu, 0)
+console.log(`| the rest (insert counts, dropping the old build) | ${s(total - stepsMs)} | ${s(totalCpu - stepsCpu)} |`)
+
+// Each table's rows of the build just made: bitmaps as their sorted members (a bitmap's bytes
+// depend on how it was built), an order-free sum of row hashes.
+const read = { timeoutS: 600 }
+const [{ version }] = (await rt.runner.rows<{ version: string }>(
+  { name: 'newest', sql: 'SELECT toString(max(version)) AS version FROM sealed_builds WHERE project_id = {p:String}', params: { p: project } },
+  read,
+)) as [{ version: string }]
+const columns = await rt.runner.rows<{ table: string; names: string[]; types: string[] }>(
+  {
+    name: 'columns',
+    sql: `SELECT table, groupArray(name) AS names, groupArray(type) AS types FROM (SELECT table, name, type FROM system.columns
+          WHERE database = currentDatabase() AND table LIKE 'sealed\\_%' AND table NOT IN ('sealed_builds', 'sealed_visitors') AND table NOT LIKE 'sealed\\_live%'
+            AND name NOT IN ('project_id', 'version') ORDER BY table, position) GROUP BY table ORDER BY table`,
+    params: {},
+  },
+  read,
+)
+console.log(`\n| table | rows | hash |\n|---|--:|---|`)
+for (const { table, names, types } of columns) {
+  const cols = names.map((n, i) => (types[i]!.startsWith('AggregateFunction(groupBitmap') ? `arraySort(bitmapToArray(${n}))` : n))
+  const [h] = await rt.runner.rows<{ rows: number; hash: string }>(
+    {
+      name: 'hash',
+      sql: `SELECT count() AS rows, hex(sum(cityHash64(${cols.join(', ')}))) AS hash FROM ${table} WHERE project_id = {p:String} AND version = {v:UInt64}`,
+      params: { p: project, v: version },
+    },
+    read,
+  )
+  console.log(`| ${table} | ${h!.rows} | ${h!.hash} |`)
+}
 await rt.close()

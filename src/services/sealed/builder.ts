@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon'
 import type { Logger } from 'pino'
 import type { QueryRunner, Statement } from '../../clickhouse/run.ts'
-import { DIMENSIONS } from '../../query/dimensions.ts'
+import { DIMENSIONS, type Dimension } from '../../query/dimensions.ts'
 import { eventInsertsStatement } from '../../query/event-inserts.ts'
 import { EPISODE_GAP_HOURS } from '../../query/product/sealed-units.ts'
 import { attributeFragments, SEALED_FORMAT } from '../../query/sealed.ts'
@@ -49,6 +49,22 @@ const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_pages', 
 const STORED_VERSIONS = SEALED_TABLES.map((table) => `SELECT version FROM ${table} WHERE project_id = {project:String} AND version < {keep:UInt64}`).join(
   '\n  UNION ALL\n  ',
 )
+
+/**
+ * The slots of sealed_build_rollups: a grouping set per dimension, and which one a row is of. A set
+ * with a prefix also holds the prefix's own dimension's column (a region's country), so those are
+ * told first, by the column only they group (`grouping` is 0 for a column in the row's set).
+ */
+const ROLLUP_FRAGMENTS = (() => {
+  const byColumn = (pick: (d: Dimension) => string) => `multiIf(${DIMENSIONS.map((d) => `dimension = '${d.name}', toString(${pick(d)})`).join(', ')}, '')`
+  const told = [...DIMENSIONS.filter((d) => d.prefix), ...DIMENSIONS.filter((d) => !d.prefix)]
+  return {
+    grouping_sets: DIMENSIONS.map((d) => `(day, ${d.prefix ? `${d.prefix}, ` : ''}${d.column})`).join(', '),
+    dimension_of: `multiIf(${told.map((d) => `grouping(${d.column}) = 0, '${d.name}'`).join(', ')}, '')`,
+    prefix_of: byColumn((d) => d.prefix ?? "''"),
+    value_of: byColumn((d) => d.column),
+  }
+})()
 
 /** The page tables, in order: the held-out sessions first, which the others leave out. */
 const PAGE_STEPS = ['held', 'keys', 'views', 'days', 'entries', 'blocks'].map((part) => `sealed_build_page_${part}`)
@@ -98,9 +114,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     await step('sealed_build_event_postings', postingsFragments)
     await step('sealed_build_revenue_events')
     await step('sealed_build_page_revenue')
-    for (const d of DIMENSIONS) {
-      await step('sealed_build_rollup', { column: d.column, prefix: d.prefix ?? "''" }, { dimension: d.name })
-    }
+    await step('sealed_build_rollups', ROLLUP_FRAGMENTS)
     // Blocks before the totals' days: the dimensions' days are the only rows of 24 hours then.
     await step('sealed_build_merged', {}, { from_hours: 24, to_hours: 192 })
     await step('sealed_build_totals')
