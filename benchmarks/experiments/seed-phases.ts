@@ -7,6 +7,8 @@
  *   DROP=sessions_mv,session_timeline_mv,proj:events_by_name  drop views / the projection first
  *   SINK=null            insert the generated events into a Null table: the generator alone
  *   SETTINGS='a = 1'     settings put before the seed insert's own
+ *   BEFORE=<file.sql>    statements run first, e.g. the sessions view re-created TO a Null copy of
+ *                        `sessions` (its SELECT without its write)
  *
  *   DIR=<fresh dir> [EVENTS=1000000] npx tsx benchmarks/experiments/seed-phases.ts
  *
@@ -46,8 +48,13 @@ for (const name of (process.env.DROP ?? '').split(',').filter(Boolean)) {
   const query = name.startsWith('proj:') ? `ALTER TABLE events DROP PROJECTION ${name.slice(5)}` : `DROP VIEW ${name}`
   await engine.client.command({ query })
 }
+if (process.env.BEFORE) {
+  const { readFileSync } = await import('node:fs')
+  const { splitStatements } = await import('../../src/clickhouse/migrate.ts')
+  for (const query of splitStatements(readFileSync(process.env.BEFORE, 'utf8'))) await engine.client.command({ query })
+}
 if (process.env.SINK === 'null') await engine.client.command({ query: 'CREATE TABLE events_sink AS events ENGINE = Null' })
-mark('variant')
+mark('prepare')
 
 const inner = createQueryRunner(engine, createQueryGate({ concurrency: 4, maxQueued: 10 }), pino({ level: 'warn' }))
 const runner: QueryRunner = {
@@ -77,7 +84,7 @@ mark('close')
 
 let wall = 0
 let cpu = 0
-const out: Record<string, string> = { variant: [process.env.DROP, process.env.SINK, process.env.SETTINGS].filter(Boolean).join(' ') }
+const out: Record<string, string> = { variant: [process.env.DROP, process.env.BEFORE, process.env.SINK, process.env.SETTINGS].filter(Boolean).join(' ') }
 for (const [phase, [w, c]] of phases) {
   out[phase] = `${Math.round(w)}/${Math.round(c)}`
   wall += w
