@@ -7,7 +7,12 @@ INSERT INTO events (id, name, device_id, profile_id, project_id, session_id, gro
 -- does both on one thread. Two pipelines (the view's included) use two cores once an insert of
 -- CHUNK_EVENTS (src/seed/seed.ts) is squashed into two blocks of about half that; sessions come
 -- from the source in blocks of 8192 and are never split between blocks.
-SETTINGS max_insert_threads = 2, parallel_view_processing = 1, min_insert_block_size_rows = 250000, max_block_size = 8192
+-- optimize_on_insert = 0: sessions (an AggregatingMergeTree) would otherwise merge each block's rows
+-- by key as it writes them, folding every column of every row through its `min` over a tuple, the
+-- generic state, even though no two rows of a block share a session; that was about a quarter of a
+-- seed's CPU. The rows are the same but for the order inside sessions.groups, which is the order the
+-- fold gives and which every merge swaps again (benchmarks/README.md); merges and FINAL still fold.
+SETTINGS optimize_on_insert = 0, max_insert_threads = 2, parallel_view_processing = 1, min_insert_block_size_rows = 250000, max_block_size = 8192
 WITH
   -- (origin, path, title), most visited first; ranks past the end are the long tail of product pages.
   [('https://quarry.example', '/', 'Quarry Outdoor — gear for the trail'),

@@ -366,11 +366,18 @@ describe('determinism', () => {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'silent' },
     })
-    return JSON.parse(stdout) as Record<string, { rows: number; sum: string }>
+    return JSON.parse(stdout) as { sums: Record<string, { rows: number; sum: string }>; sessionsParts: { levels: number[]; rows: number } }
   }
 
+  it('writes one row per session into each sessions part, as the view gives them, not folded again on insert', async () => {
+    const { sums, sessionsParts } = await seedElsewhere(5)
+    // No two rows of a seed's insert share a session, so the insert skips the fold (which would write level 1).
+    expect(sessionsParts).toEqual({ levels: [0], rows: sums['sessions FINAL']!.rows })
+    expect(sessionsParts.rows).toBeGreaterThan(1000)
+  })
+
   it('gives the same rows, column for column, from the same arguments in separate data directories', async () => {
-    const [a, b, other] = await Promise.all([seedElsewhere(3), seedElsewhere(3), seedElsewhere(4)])
+    const [{ sums: a }, { sums: b }, { sums: other }] = await Promise.all([seedElsewhere(3), seedElsewhere(3), seedElsewhere(4)])
     expect(a.events!.rows).toBe(20_000)
     expect(a['sessions FINAL']!.rows).toBeGreaterThan(1000)
     expect(a['profiles FINAL']!.rows).toBeGreaterThan(100)
