@@ -2,7 +2,7 @@ import type { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import type { ChartSeriesRequest, Segment } from './charts.ts'
 import { bucketExpression, windowPlaceholders } from './insights.ts'
-import { HOUR_MS, onUtcHour, rollupRowsParams, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
+import { HOLES, HOUR_MS, onUtcHour, rollupRowsParams, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
 import { renderSql } from './sql-templates.ts'
 
 /**
@@ -15,8 +15,6 @@ const SEALED_SEGMENTS: Partial<Record<Segment, { value: string; profiledOnly: bo
   user: { value: 'profiles', profiledOnly: true },
   user_average: { value: 'events / profiles', profiledOnly: true },
 }
-
-const HOLES = "{holes:Array(DateTime('UTC'))}"
 
 /**
  * Whether the hourly event rollups can stand for a series: a segment they hold, no filter, no
@@ -32,16 +30,6 @@ export function sealedChartAnswers(req: ChartSeriesRequest, bucketStarts: readon
     req.interval !== 'minute' &&
     (req.interval !== 'hour' || bucketStarts.every((b) => b <= earliest || onUtcHour(b)))
   )
-}
-
-/**
- * The sealed hours [from, to) that a bucket or the current window starts inside (a zone offset by
- * 30 or 45 minutes, ISO instants off the hour), as ClickHouse DateTime text: their events fall in
- * two buckets or periods, so the statement reads them from the events instead of the rollups.
- */
-export function splitHours(splits: readonly DateTime[], hours: { from: DateTime; to: DateTime }): string[] {
-  const inside = splits.filter((t) => t > hours.from && t < hours.to && !onUtcHour(t))
-  return [...new Set(inside.map((t) => t.toUTC().startOf('hour').toFormat('yyyy-LL-dd HH:mm:ss')))].sort()
 }
 
 /**
