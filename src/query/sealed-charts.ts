@@ -71,7 +71,7 @@ export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts
       event_conditions: eventConditions.map((c) => ` AND ${c}`).join(''),
       value: segment.value,
       hole_events: holeEvents,
-      profile_numbers: renderSql(snapshot ? '_chart_profile_numbers_snapshot' : '_chart_profile_numbers', { hole_events: holeEvents }),
+      profile_numbers: renderSql(snapshot ? '_chart_profile_numbers_snapshot' : '_chart_profile_numbers'),
     }),
     params: params.values,
   }
