@@ -162,7 +162,13 @@ describe('breakdowns from the sealed history', () => {
 
 describe('/metrics from the sealed history', () => {
   const INTERVALS: Interval[] = ['hour', 'day', 'week', 'month']
-  for (const c of cases(23, 16).filter((x) => x.filters.length === 0)) {
+  // Besides the random windows, two whose hours the buckets and the window's start split: a
+  // half-hour zone's midnights, and instants off the hour (with the previous window's split too).
+  const split: Case[] = [
+    { label: 'Kolkata 30d', project: U, query: { range: '30d', timezone: 'Asia/Kolkata' }, w: { start: Date.parse('2026-03-16T00:00:00+05:30'), end: Date.parse('2026-04-16T00:00:00+05:30'), timezone: 'Asia/Kolkata' }, filters: [] },
+    { label: 'instants off the hour', project: U, query: { startDate: '2026-03-20T07:13:00Z', endDate: '2026-04-13T16:41:00Z' }, w: { start: Date.parse('2026-03-20T07:13:00Z'), end: Date.parse('2026-04-13T16:41:00Z') + 1, timezone: 'UTC' }, filters: [] },
+  ]
+  for (const c of [...cases(23, 16).filter((x) => x.filters.length === 0), ...split]) {
     it(c.label, async () => {
       const data = model()
       const days = (c.w.end - c.w.start) / 86_400_000
@@ -201,12 +207,18 @@ describe('/metrics from the sealed history', () => {
     expect(kolkata.at(-1)).toContain('FROM sealed_sessions')
   })
 
-  it('adds whole hours from the hourly totals where the buckets allow, and none where they split hours', async () => {
-    const explained = async (query: Query) => (await h.get(U, 'metrics', { ...(query as object), explain: 'sql' })).body.params
-    const utc = await explained({ range: '30d' })
-    expect(utc.rollup_from < utc.rollup_to).toBe(true)
+  it('adds whole hours from the hourly totals but those the buckets split, and none for hourly buckets off the hour', async () => {
+    const explained = async (query: Query) => (await h.get(U, 'metrics', { ...(query as object), explain: 'sql' })).body
+    const utc = (await explained({ range: '30d' })).params
+    expect(utc.rollup_from < utc.rollup_to && utc.holes === undefined).toBe(true)
     const kolkata = await explained({ range: '30d', timezone: 'Asia/Kolkata' })
-    expect(kolkata.rollup_from).toBe(kolkata.rollup_to)
+    expect(kolkata.params.rollup_from < kolkata.params.rollup_to).toBe(true)
+    // Each local midnight (18:30 UTC) splits an hour, read from the sealed sessions instead.
+    expect(kolkata.params.holes.length).toBe(30)
+    expect(kolkata.params.holes.every((t: string) => t.endsWith(' 18:00:00'))).toBe(true)
+    expect(kolkata.sql.at(-1)).toContain('FROM sealed_sessions')
+    const hourly = (await explained({ range: '7d', timezone: 'Asia/Kolkata', interval: 'hour' })).params
+    expect(hourly.rollup_from).toBe(hourly.rollup_to)
   })
 
   it("takes the totals' whole UTC days from their day rows, C's day whole, where every bucket starts on a UTC midnight", async () => {

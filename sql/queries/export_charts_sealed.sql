@@ -1,15 +1,17 @@
 -- /export/charts: one series from the sealed history (src/query/sealed-charts.ts says which
 -- series): the same rows as export_charts.sql for a series without breakdowns. Whole UTC hours
--- [rollup_from, rollup_to) before C come from the event rollups, whose hours each fall in one bucket
--- (the whole UTC days among them [long_from, long_to) from the day rows, where each day falls in
--- one bucket); the rest of [earliest, to) from the events, with each profile's number where it has
--- one and its key where it has none (first seen since the build), so that profiles are counted
--- once across both.
+-- [rollup_from, rollup_to) before C come from the event rollups, but for the hours a bucket or the
+-- current window starts inside ({holes}, when there are any), so that each hour read falls in one
+-- bucket (the whole UTC days among them [long_from, long_to) from the day rows, where each day falls
+-- in one bucket); the rest of [earliest, to) and those hours from the events, with each profile's
+-- number where it has one and its key where it has none (first seen since the build), so that
+-- profiles are counted once across both.
 --
 -- Fragment slots: bucket, the bucket expression over `created_at`; rollup_conditions and
--- event_conditions, ` AND …` predicates (event name, profiled events only); value, the segment's
--- value from `events` and `profiles`; profile_numbers, the numbers of the events' profiles
--- (_chart_profile_numbers*.sql). All come from src/query/sealed-charts.ts.
+-- event_conditions, ` AND …` predicates (event name, profiled events only, not the split hours);
+-- value, the segment's value from `events` and `profiles`; hole_events, ` OR …` the events of the
+-- split hours; profile_numbers, the numbers of the events' profiles (_chart_profile_numbers*.sql).
+-- All come from src/query/sealed-charts.ts.
 SELECT period, bucket, is_total, value, profiles, '' AS l0, '' AS l1, '' AS l2
 FROM (
   SELECT *, countIf(period = 0) OVER () AS current_rows
@@ -40,7 +42,7 @@ FROM (
         FROM events
         WHERE project_id = {project:String}
           AND ((created_at >= {earliest:DateTime64(3, 'UTC')} AND created_at < {rollup_from:DateTime64(3, 'UTC')})
-            OR (created_at >= {rollup_to:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}))
+            OR (created_at >= {rollup_to:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}){{hole_events}})
           {{event_conditions}}
       ) AS e
       LEFT JOIN ({{profile_numbers}}

@@ -1,10 +1,12 @@
 -- /insights/{projectId}/metrics from the sealed history: the same rows as insights_metrics. Before
 -- C, whole UTC hours [rollup_from, rollup_to) come from the totals (sessions by their start, revenue
 -- by its event): the whole UTC days among them [long_from, long_to) from the day rows, the other
--- hours from the hourly ones; the rest from sealed_sessions (the `sessions` slot,
--- _sealed_metrics_sessions.sql) and events; from C on, the live sessions (the `live_part` slot,
--- _sealed_metrics_live.sql) and the revenue events. A slot is empty where its part of the window is. The caller uses hours only when every bucket starts on a UTC hour and no
--- filter applies. The revenue events (the `revenue_events` slot) are those of the window outside the
+-- hours from the hourly ones, but for the hours a bucket or the current window starts inside
+-- ({holes}: `rollup_holes` leaves them out); the rest, those hours included, from sealed_sessions
+-- (the `sessions` slot, _sealed_metrics_sessions.sql) and events; from C on, the live sessions (the
+-- `live_part` slot, _sealed_metrics_live.sql) and the revenue events. A slot is empty where its part
+-- of the window is. The caller uses hours only when no filter applies, and not for hourly buckets
+-- off the hour. The revenue events (the `revenue_events` slot) are those of the window outside the
 -- whole hours; filtered, those of the sessions that pass the filters (_sealed_metrics_revenue.sql).
 -- With a filter on `path` the views and the revenue are the matching
 -- events' own (the `page_views` slot): from the page tables when every filter is on the page
@@ -31,7 +33,7 @@ FROM (
     SELECT period AS created_at, sessions, bounces AS bounced, duration, pageviews, event_revenue, visitors
     FROM sealed_rollups
     WHERE project_id = {project:String} AND version = {version:UInt64} AND dimension = ''
-      AND {{> sealed_rollup_rows}}
+      AND {{> sealed_rollup_rows}}{{rollup_holes}}
   )
   GROUP BY period, bucket
 {{sessions}}

@@ -2,7 +2,7 @@ import type { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import type { ChartSeriesRequest, Segment } from './charts.ts'
 import { bucketExpression, windowPlaceholders } from './insights.ts'
-import { HOUR_MS, onUtcHour, rollupRowsParams, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
+import { HOLES, HOUR_MS, onUtcHour, rollupRowsParams, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
 import { renderSql } from './sql-templates.ts'
 
 /**
@@ -18,8 +18,8 @@ const SEALED_SEGMENTS: Partial<Record<Segment, { value: string; profiledOnly: bo
 
 /**
  * Whether the hourly event rollups can stand for a series: a segment they hold, no filter, no
- * breakdown, and every bucket of the window (and of the previous one) starting on a UTC hour, so
- * that each sealed hour falls in one bucket. `bucketStarts` are both periods' buckets.
+ * breakdown, and buckets no shorter than a UTC hour's that start on one (hours whose buckets split
+ * them come from the events: splitHours). `bucketStarts` are both periods' buckets.
  */
 export function sealedChartAnswers(req: ChartSeriesRequest, bucketStarts: readonly DateTime[]): boolean {
   const earliest = req.previous?.start ?? req.range.start
@@ -28,17 +28,15 @@ export function sealedChartAnswers(req: ChartSeriesRequest, bucketStarts: readon
     req.filters.length === 0 &&
     req.breakdowns.length === 0 &&
     req.interval !== 'minute' &&
-    onUtcHour(earliest) &&
-    onUtcHour(req.range.start) &&
-    bucketStarts.every((b) => b <= earliest || onUtcHour(b))
+    (req.interval !== 'hour' || bucketStarts.every((b) => b <= earliest || onUtcHour(b)))
   )
 }
 
 /**
  * One series from the sealed history (sql/queries/export_charts_sealed.sql): the same rows as
  * chartSeriesStatement for the requests sealedChartAnswers accepts, with the same `bucketStarts`.
- * Whole UTC hours before C come from the event rollups (whole UTC days of them as days where the
- * buckets allow), the rest of the window from the events, whose profiles are numbered from the
+ * Whole UTC hours before C but those its buckets split come from the event rollups (whole UTC days
+ * of them as days where the buckets allow), the rest of the window from the events, whose profiles are numbered from the
  * snapshot of the events after C where the planner wrote one and they all lie from C on.
  */
 export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts: readonly DateTime[], build: SealedBuild): Statement {
@@ -48,16 +46,20 @@ export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts
   const sealedEnd = req.range.end < build.closedAt ? req.range.end : build.closedAt
   const hours = wholePeriods(earliest, sealedEnd, HOUR_MS)
   const days = wholeDays(req.range.start, bucketStarts, hours, build.closedAt)
-  const snapshot = build.liveStamp !== undefined && +hours.to >= +build.closedAt
+  const holes = splitHours([req.range.start, ...bucketStarts], hours)
+  // The snapshot numbers only the profiles of events from C on.
+  const snapshot = build.liveStamp !== undefined && +hours.to >= +build.closedAt && +hours.from === +earliest && holes.length === 0
   const { params } = windowPlaceholders(req.projectId, req.range, earliest)
   Object.assign(params.values, {
     version: build.version,
     ...rollupRowsParams(hours, days, [1, 24]),
     ...(snapshot ? { stamp: build.liveStamp } : {}),
+    ...(holes.length > 0 ? { holes } : {}),
   })
   const conditions: string[] = []
   if (req.name !== '*') conditions.push(`name = ${params.add(req.name, 'String')}`)
-  const rollupConditions = [...conditions, ...(segment.profiledOnly ? ['has_profile'] : [])]
+  const rollupConditions = [...conditions, ...(segment.profiledOnly ? ['has_profile'] : []), ...(holes.length > 0 ? [`hour NOT IN ${HOLES}`] : [])]
+  const holeEvents = holes.length > 0 ? ` OR toStartOfHour(created_at) IN ${HOLES}` : ''
   const eventConditions = [...conditions, ...(segment.profiledOnly ? ["profile_id != ''"] : [])]
   const tz = params.add(req.range.timezone, 'String')
   return {
@@ -68,6 +70,7 @@ export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts
       rollup_conditions: rollupConditions.map((c) => ` AND ${c}`).join(''),
       event_conditions: eventConditions.map((c) => ` AND ${c}`).join(''),
       value: segment.value,
+      hole_events: holeEvents,
       profile_numbers: renderSql(snapshot ? '_chart_profile_numbers_snapshot' : '_chart_profile_numbers'),
     }),
     params: params.values,

@@ -76,6 +76,20 @@ export function wholePeriods(start: DateTime, end: DateTime, unit: number): { fr
 
 const earlier = (a: DateTime, b: DateTime) => (a < b ? a : b)
 
+/**
+ * The sealed hours [from, to) that a bucket or the current window starts inside (a zone offset by
+ * 30 or 45 minutes, ISO instants off the hour), as ClickHouse DateTime text: their events fall in
+ * two buckets or periods, so a statement reads them from the events or the sealed sessions instead
+ * of the rollups.
+ */
+export function splitHours(splits: readonly DateTime[], hours: { from: DateTime; to: DateTime }): string[] {
+  const inside = splits.filter((t) => t > hours.from && t < hours.to && !onUtcHour(t))
+  return [...new Set(inside.map((t) => t.toUTC().startOf('hour').toFormat('yyyy-LL-dd HH:mm:ss')))].sort()
+}
+
+/** The placeholder of splitHours' hours. */
+export const HOLES = "{holes:Array(DateTime('UTC'))}"
+
 type Span = { from: DateTime; to: DateTime }
 
 /**
@@ -155,11 +169,12 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
 }
 
 /**
- * Whether the hourly totals can stand for a /metrics window: no filters, and no bucket nor the
- * window's start inside a UTC hour (minutes, or zones offset by 30 or 45 minutes, split hours).
+ * Whether the hourly totals can stand for a /metrics window: no filters, and buckets no shorter than
+ * a UTC hour's that start on one (hours that buckets or the window's start split are read from the
+ * sealed sessions: splitHours).
  */
 export function hourlyTotalsAnswer(req: MetricsRequest, bucketStarts: readonly DateTime[]): boolean {
-  return req.filters.length === 0 && req.interval !== 'minute' && onUtcHour(req.range.start) && bucketStarts.every((b) => b <= req.range.start || onUtcHour(b))
+  return req.filters.length === 0 && req.interval !== 'minute' && (req.interval !== 'hour' || bucketStarts.every((b) => b <= req.range.start || onUtcHour(b)))
 }
 
 /**
@@ -185,14 +200,17 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
     ? wholePeriods(earliest, earlier(req.range.end, build.closedAt), HOUR_MS)
     : { from: earliest, to: earliest }
   const days = wholeDays(req.range.start, bucketStarts, rollup, build.closedAt)
+  const holes = splitHours([req.range.start, ...bucketStarts], rollup)
   const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup, days, [1, 24])
+  if (holes.length > 0) params.values.holes = holes
   const tz = params.add(req.range.timezone, 'String')
   const filters = sealedSessionFilters(req.filters, params, ctx)
   const pages = filtersPages(req.filters)
   const bucket = bucketExpression(req.interval, tz)
-  const parts = { bucket, session_filters: filters.sealed, live_filters: filters.live, session_views: pages ? 'toUInt64(0)' : 'screen_view_count' }
+  const holeRows = holes.length > 0 ? ` OR toStartOfHour(created_at) IN ${HOLES}` : ''
+  const parts = { bucket, session_filters: filters.sealed, live_filters: filters.live, session_views: pages ? 'toUInt64(0)' : 'screen_view_count', hole_sessions: holeRows }
   const eventFilters = pages ? compileFilters(req.filters, 'pageViews', params, ctx) : ''
-  const sealedSessions = +rollup.from > +earliest || +rollup.to < +earlier(req.range.end, build.closedAt)
+  const sealedSessions = +rollup.from > +earliest || +rollup.to < +earlier(req.range.end, build.closedAt) || holes.length > 0
   // Filters all on the page leave each view and revenue event in or out by its own page: the page tables have those.
   const pageTables = pages && sealedPageFiltering(req.filters) === 'page'
   if (pageTables) {
@@ -211,6 +229,7 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
       period: 'period',
       live: liveSource(build),
       ...parts,
+      rollup_holes: holes.length > 0 ? ` AND period NOT IN ${HOLES}` : '',
       sessions: sealedSessions ? renderSql('_sealed_metrics_sessions', parts) : '',
       live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', parts) : '',
       page_views: pages ? renderSql(views, { bucket, view_filters: eventFilters }) : '',
@@ -218,7 +237,7 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
         ? renderSql('_sealed_metrics_page_revenue', { revenue_filters: eventFilters })
         : !pages && filters.sealed
           ? renderSql('_sealed_metrics_revenue', sealedRevenueFilters(req.filters, build, earliest, params))
-          : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters }),
+          : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters, hole_events: holeRows }),
     }),
     params: params.values,
     ...(req.filters.length > 0 ? { settings: UNINDEXED_SETS } : {}),
