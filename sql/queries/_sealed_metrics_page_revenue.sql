@@ -1,5 +1,5 @@
 -- The revenue events of a sealed /metrics window whose filters are all on the page: before C from
--- the build's (sql/schema/034_sealed_page_revenue.sql), from C on from the events. The day of C is
+-- the build's (sql/schema/032_sealed_page_revenue.sql), from C on from the events. The day of C is
 -- said apart for the events' key (see _sealed_metrics_revenue.sql).
 SELECT created_at, revenue FROM sealed_page_revenue
     WHERE project_id = {project:String} AND version = {version:UInt64}

@@ -271,7 +271,7 @@ export interface SealedLatestRow {
  * 8: page views numbered by their session's sealed_sessions.sno (/pages filtered by session attributes);
  * 9: the totals by UTC day (/metrics); 10: the event rollups by UTC day (029, charts); 11: each
  * profile's episodes and each device's identified events instead of 025's rows per person (030,
- * funnels by person); 12: the revenue events before C with their page (034, /metrics filtered on the page).
+ * funnels by person); 12: the revenue events before C with their page (032, /metrics filtered on the page).
  */
 export const SEALED_FORMAT = 12
 
