@@ -17,7 +17,8 @@ import { chartSeriesStatement, type ChartSeriesRow } from '../../src/query/chart
 import { breakdownStatement } from '../../src/query/insights.ts'
 import { metricsBuckets, metricsStatement } from '../../src/query/metrics.ts'
 import { sealedChartSeriesStatement } from '../../src/query/sealed-charts.ts'
-import { sealedBreakdownStatement, sealedMetricsStatement } from '../../src/query/sealed.ts'
+import { sealedBreakdownStatement } from '../../src/query/sealed.ts'
+import { sealedMetricsStatement } from '../../src/query/sealed-metrics.ts'
 import type { Filter } from '../../src/query/filters.ts'
 
 const [dir, project, runsArg = '9', reuse] = process.argv.slice(2)

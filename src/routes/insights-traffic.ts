@@ -19,7 +19,8 @@ import {
   type PerformanceRow,
 } from '../query/insights-traffic.ts'
 import { assembleMetrics, metricsBuckets, metricsStatement, type MetricRow } from '../query/metrics.ts'
-import { sealedBreakdownStatement, sealedMetricsStatement } from '../query/sealed.ts'
+import { sealedBreakdownStatement } from '../query/sealed.ts'
+import { sealedMetricsStatement } from '../query/sealed-metrics.ts'
 import { sealedPagesAnswer, sealedPagesStatement } from '../query/sealed-pages.ts'
 import { isoWithOffset, resolveRange, type TimeRange } from '../query/time-range.ts'
 import type { SealedHistory } from '../services/sealed/index.ts'

@@ -1,0 +1,73 @@
+import type { DateTime } from 'luxon'
+import type { Statement } from '../clickhouse/run.ts'
+import { compileFilters, UNINDEXED_SETS } from './filters.ts'
+import { bucketExpression } from './insights.ts'
+import { filtersPages, type MetricsRequest } from './metrics.ts'
+import { earlier, HOLES, HOUR_MS, liveSource, onUtcHour, sealedPlaceholders, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
+import { sealedPageFiltering, sealedRevenueFilters, sealedSessionFilters } from './sealed-filters.ts'
+import { renderSql } from './sql-templates.ts'
+import { clickhouseInstant } from './time-range.ts'
+
+/**
+ * Whether the hourly totals can stand for a /metrics window: no filters, and buckets no shorter than
+ * a UTC hour's that start on one (hours that buckets or the window's start split are read from the
+ * sealed sessions: splitHours).
+ */
+export function hourlyTotalsAnswer(req: MetricsRequest, bucketStarts: readonly DateTime[]): boolean {
+  return req.filters.length === 0 && req.interval !== 'minute' && (req.interval !== 'hour' || bucketStarts.every((b) => b <= req.range.start || onUtcHour(b)))
+}
+
+/**
+ * /metrics from the sealed history. With filters all on the page (origin, path), the views and
+ * revenue, the matching events' own, come from the page tables: whole UTC days of views from their
+ * day rows where no bucket starts inside one.
+ */
+export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readonly DateTime[], build: SealedBuild): Statement {
+  const earliest = req.previous?.start ?? req.range.start
+  const rollup = hourlyTotalsAnswer(req, bucketStarts)
+    ? wholePeriods(earliest, earlier(req.range.end, build.closedAt), HOUR_MS)
+    : { from: earliest, to: earliest }
+  const days = wholeDays(req.range.start, bucketStarts, rollup, build.closedAt)
+  const holes = splitHours([req.range.start, ...bucketStarts], rollup)
+  const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup, days, [1, 24])
+  if (holes.length > 0) params.values.holes = holes
+  const tz = params.add(req.range.timezone, 'String')
+  const filters = sealedSessionFilters(req.filters, params, ctx)
+  const pages = filtersPages(req.filters)
+  const bucket = bucketExpression(req.interval, tz)
+  const holeRows = holes.length > 0 ? ` OR toStartOfHour(created_at) IN ${HOLES}` : ''
+  const parts = { bucket, session_filters: filters.sealed, live_filters: filters.live, session_views: pages ? 'toUInt64(0)' : 'screen_view_count', hole_sessions: holeRows }
+  const eventFilters = pages ? compileFilters(req.filters, 'pageViews', params, ctx) : ''
+  const sealedSessions = +rollup.from > +earliest || +rollup.to < +earlier(req.range.end, build.closedAt) || holes.length > 0
+  // Filters all on the page leave each view and revenue event in or out by its own page: the page tables have those.
+  const pageTables = pages && sealedPageFiltering(req.filters) === 'page'
+  if (pageTables) {
+    const viewDays = wholeDays(req.range.start, bucketStarts, { from: earliest, to: earlier(req.range.end, build.closedAt) }, build.closedAt)
+    Object.assign(params.values, {
+      view_days_from: clickhouseInstant(viewDays.from),
+      view_days_to: clickhouseInstant(viewDays.to),
+      page_held_from: clickhouseInstant(build.pageHeldFrom),
+      held_out: build.pageHeld,
+    })
+  }
+  const views = pageTables ? '_sealed_metrics_page_tables' : '_sealed_metrics_page_views'
+  return {
+    name: 'insights_metrics_sealed',
+    sql: renderSql('insights_metrics_sealed', {
+      period: 'period',
+      live: liveSource(build),
+      ...parts,
+      rollup_holes: holes.length > 0 ? ` AND period NOT IN ${HOLES}` : '',
+      sessions: sealedSessions ? renderSql('_sealed_metrics_sessions', parts) : '',
+      live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', parts) : '',
+      page_views: pages ? renderSql(views, { bucket, view_filters: eventFilters }) : '',
+      revenue_events: pageTables
+        ? renderSql('_sealed_metrics_page_revenue', { revenue_filters: eventFilters })
+        : !pages && filters.sealed
+          ? renderSql('_sealed_metrics_revenue', sealedRevenueFilters(req.filters, build, earliest, params))
+          : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters, hole_events: holeRows }),
+    }),
+    params: params.values,
+    ...(req.filters.length > 0 ? { settings: UNINDEXED_SETS } : {}),
+  }
+}
