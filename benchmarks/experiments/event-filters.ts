@@ -7,24 +7,13 @@
  *   npx tsx benchmarks/experiments/event-filters.ts DATA_DIR PROJECT [RUNS]
  */
 import { loadavg } from 'node:os'
-import pino from 'pino'
-import { buildApp } from '../../src/app.ts'
-import { createClientRow } from '../../src/auth/clients.ts'
 import { clickhouseInstant } from '../../src/query/time-range.ts'
-import { SealedHistory } from '../../src/services/sealed/index.ts'
-import { openSealedProject } from '../lib/sealed-project.ts'
+import { sealedProjectApp } from '../lib/sealed-project.ts'
 
 const [dir, project, runsArg = '9'] = process.argv.slice(2)
 if (!dir || !project) throw new Error('usage: event-filters.ts DATA_DIR PROJECT [RUNS]')
 const runs = Number(runsArg)
-const { rt, clock, computed: build } = await openSealedProject(dir, project, true)
-const now = () => clock.toJSDate()
-const logger = pino({ level: 'warn' })
-const sealed = new SealedHistory({ runner: rt.runner, logger, now, queryTimeoutS: 120, rebuildIntervalMs: 3_600_000 })
-const config = { ...rt.config, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_QUERY_TIMEOUT_S: 120 }
-const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, now, responseCache: false as const, metrics: false as const, sealed })
-const client = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: 'event-filters' })
-const headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
+const { rt, clock, computed: build, app, headers } = await sealedProjectApp(dir, project, 'event-filters')
 
 const PATH = { name: 'path', operator: 'contains', value: ['/blog'] }
 const FILTERS: Record<string, object[]> = {

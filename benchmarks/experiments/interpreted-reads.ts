@@ -7,24 +7,13 @@
  */
 import { createHash } from 'node:crypto'
 import { loadavg } from 'node:os'
-import pino from 'pino'
-import { buildApp } from '../../src/app.ts'
-import { createClientRow } from '../../src/auth/clients.ts'
 import type { Statement } from '../../src/clickhouse/run.ts'
-import { SealedHistory } from '../../src/services/sealed/index.ts'
-import { openSealedProject } from '../lib/sealed-project.ts'
+import { sealedProjectApp } from '../lib/sealed-project.ts'
 
 const [dir, project, runsArg = '15'] = process.argv.slice(2)
 if (!dir || !project) throw new Error('usage: interpreted-reads.ts DATA_DIR PROJECT [RUNS]')
 const runs = Number(runsArg)
-const { rt, clock } = await openSealedProject(dir, project, true)
-const logger = pino({ level: 'warn' })
-const now = () => clock.toJSDate()
-const sealed = new SealedHistory({ runner: rt.runner, logger, now, queryTimeoutS: 120, rebuildIntervalMs: 3_600_000 })
-const config = { ...rt.config, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_QUERY_TIMEOUT_S: 120 }
-const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, now, responseCache: false as const, metrics: false as const, sealed })
-const client = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: 'interpreted-reads' })
-const headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
+const { rt, app, headers } = await sealedProjectApp(dir, project, 'interpreted-reads')
 
 /** The route's last statement as the app runs it now (its snapshots written by the first request). */
 async function planned(route: string): Promise<Statement> {

@@ -6,6 +6,9 @@ import { newestClosing, readSealedLatest, sealedLatestStatement, sealedLiveWrite
 import { sealedLivePagesWriteStatement } from '../../src/query/sealed-pages.ts'
 import { openRuntime, type Runtime } from '../../src/runtime.ts'
 import { sealProject } from '../../src/services/sealed/builder.ts'
+import { SealedHistory } from '../../src/services/sealed/index.ts'
+import { buildApp } from '../../src/app.ts'
+import { createClientRow } from '../../src/auth/clients.ts'
 import { dataClock } from './data-clock.ts'
 
 export interface SealedProject {
@@ -41,4 +44,22 @@ export async function openSealedProject(dir: string, project: string, reuse: boo
   await rt.runner.command(sealedLiveWriteStatement(project, computed, stamp))
   await rt.runner.command(sealedLivePagesWriteStatement(project, computed, stamp))
   return { rt, clock, computed, written: { ...computed, liveStamp: stamp } }
+}
+
+/**
+ * The app over an opened sealed project, as a server on its clock runs it (the sealed history, no
+ * response cache, no metrics), with a root client's headers: for experiments that drive requests in
+ * process with app.request().
+ */
+export async function sealedProjectApp(dir: string, project: string, clientName: string) {
+  const opened = await openSealedProject(dir, project, true)
+  const { rt, clock } = opened
+  const logger = pino({ level: 'warn' })
+  const now = () => clock.toJSDate()
+  const sealed = new SealedHistory({ runner: rt.runner, logger, now, queryTimeoutS: 120, rebuildIntervalMs: 3_600_000 })
+  const config = { ...rt.config, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_QUERY_TIMEOUT_S: 120 }
+  const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, now, responseCache: false as const, metrics: false as const, sealed })
+  const client = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: clientName })
+  const headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
+  return { ...opened, app, headers }
 }
