@@ -1,13 +1,14 @@
 import { gzipSync } from 'node:zlib'
 import { compress, COMPRESSIBLE_CONTENT_TYPE_REGEX } from 'hono/compress'
 import { createMiddleware } from 'hono/factory'
+import { acceptsCoding } from './content-coding.ts'
 
 /** Bodies of this many bytes or more go compressed to a client that accepts it. */
 const THRESHOLD = 1024
 
 const JSON_TYPE = /^application\/json/i
-/** What hono's compress() can choose from: without one of these, it never compresses. */
-const CODINGS = /gzip|deflate|\*/i
+/** What hono's compress() can choose from: without one of these accepted, it never compresses. */
+const CODINGS = ['gzip', 'deflate']
 
 /**
  * gzip (or deflate) for responses of `threshold` bytes or more when the client accepts it.
@@ -22,7 +23,7 @@ const CODINGS = /gzip|deflate|\*/i
 export function compressLarge(threshold = THRESHOLD) {
   const gzip = compress({ threshold })
   return createMiddleware(async (c, next) => {
-    if (!CODINGS.test(c.req.header('Accept-Encoding') ?? '')) return next()
+    if (!acceptsCoding(c.req.header('Accept-Encoding'), ...CODINGS)) return next()
     return gzip(c, async () => {
       await next()
       const res = c.res

@@ -23,8 +23,12 @@ export function negotiateCoding(header: string | undefined): StreamCoding | unde
   return best
 }
 
-/** Whether an Accept-Encoding header takes `coding` (q > 0, by name or through *). */
-export const acceptsCoding = (header: string | undefined, coding: StreamCoding): boolean => !!header && qualityOf(ratings(header), coding) > 0
+/** Whether an Accept-Encoding header takes one of `codings` (q > 0, by name or through *). */
+export function acceptsCoding(header: string | undefined, ...codings: string[]): boolean {
+  if (!header) return false
+  const rated = ratings(header)
+  return codings.some((coding) => qualityOf(rated, coding) > 0)
+}
 
 /** Each coding an Accept-Encoding header names, with its q (1 when not given). */
 function ratings(header: string): Map<string, number> {

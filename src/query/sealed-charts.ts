@@ -2,7 +2,7 @@ import type { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import type { ChartSeriesRequest, Segment } from './charts.ts'
 import { bucketExpression, windowPlaceholders } from './insights.ts'
-import { HOLES, HOUR_MS, onUtcHour, rollupRowsParams, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
+import { holeConditions, HOUR_MS, onUtcHour, rollupRowsParams, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
 import { renderSql } from './sql-templates.ts'
 
 /**
@@ -58,8 +58,8 @@ export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts
   })
   const conditions: string[] = []
   if (req.name !== '*') conditions.push(`name = ${params.add(req.name, 'String')}`)
-  const rollupConditions = [...conditions, ...(segment.profiledOnly ? ['has_profile'] : []), ...(holes.length > 0 ? [`hour NOT IN ${HOLES}`] : [])]
-  const holeEvents = holes.length > 0 ? ` OR toStartOfHour(created_at) IN ${HOLES}` : ''
+  const rollupConditions = [...conditions, ...(segment.profiledOnly ? ['has_profile'] : [])]
+  const split = holeConditions(holes)
   const eventConditions = [...conditions, ...(segment.profiledOnly ? ["profile_id != ''"] : [])]
   const tz = params.add(req.range.timezone, 'String')
   return {
@@ -67,10 +67,10 @@ export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts
     sql: renderSql('export_charts_sealed', {
       period: 'hour',
       bucket: bucketExpression(req.interval, tz),
-      rollup_conditions: rollupConditions.map((c) => ` AND ${c}`).join(''),
+      rollup_conditions: rollupConditions.map((c) => ` AND ${c}`).join('') + split.periods('hour'),
       event_conditions: eventConditions.map((c) => ` AND ${c}`).join(''),
       value: segment.value,
-      hole_events: holeEvents,
+      hole_events: split.rows,
       profile_numbers: renderSql(snapshot ? '_chart_profile_numbers_snapshot' : '_chart_profile_numbers'),
     }),
     params: params.values,

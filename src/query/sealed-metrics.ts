@@ -3,7 +3,7 @@ import type { Statement } from '../clickhouse/run.ts'
 import { compileFilters, UNINDEXED_SETS } from './filters.ts'
 import { bucketExpression } from './insights.ts'
 import { filtersPages, type MetricsRequest } from './metrics.ts'
-import { earlier, HOLES, HOUR_MS, liveSource, onUtcHour, sealedPlaceholders, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
+import { earlier, holeConditions, HOUR_MS, liveSource, onUtcHour, sealedPlaceholders, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
 import { sealedPageFiltering, sealedRevenueFilters, sealedSessionFilters } from './sealed-filters.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
@@ -35,8 +35,8 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
   const filters = sealedSessionFilters(req.filters, params, ctx)
   const pages = filtersPages(req.filters)
   const bucket = bucketExpression(req.interval, tz)
-  const holeRows = holes.length > 0 ? ` OR toStartOfHour(created_at) IN ${HOLES}` : ''
-  const parts = { bucket, session_filters: filters.sealed, live_filters: filters.live, session_views: pages ? 'toUInt64(0)' : 'screen_view_count', hole_sessions: holeRows }
+  const split = holeConditions(holes)
+  const parts = { bucket, session_filters: filters.sealed, live_filters: filters.live, session_views: pages ? 'toUInt64(0)' : 'screen_view_count', hole_sessions: split.rows }
   const eventFilters = pages ? compileFilters(req.filters, 'pageViews', params, ctx) : ''
   const sealedSessions = +rollup.from > +earliest || +rollup.to < +earlier(req.range.end, build.closedAt) || holes.length > 0
   // Filters all on the page leave each view and revenue event in or out by its own page: the page tables have those.
@@ -57,7 +57,7 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
       period: 'period',
       live: liveSource(build),
       ...parts,
-      rollup_holes: holes.length > 0 ? ` AND period NOT IN ${HOLES}` : '',
+      rollup_holes: split.periods('period'),
       sessions: sealedSessions ? renderSql('_sealed_metrics_sessions', parts) : '',
       live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', parts) : '',
       page_views: pages ? renderSql(views, { bucket, view_filters: eventFilters }) : '',
@@ -65,7 +65,7 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
         ? renderSql('_sealed_metrics_page_revenue', { revenue_filters: eventFilters })
         : !pages && filters.sealed
           ? renderSql('_sealed_metrics_revenue', sealedRevenueFilters(req.filters, build, earliest, params))
-          : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters, hole_events: holeRows }),
+          : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters, hole_events: split.rows }),
     }),
     params: params.values,
     ...(req.filters.length > 0 ? { settings: UNINDEXED_SETS } : {}),

@@ -89,6 +89,16 @@ export function splitHours(splits: readonly DateTime[], hours: { from: DateTime;
 /** The placeholder of splitHours' hours. */
 export const HOLES = "{holes:Array(DateTime('UTC'))}"
 
+/**
+ * The conditions of split hours for a statement's slots, none without any: `rows` adds the hours to
+ * a read of the events or the sealed sessions by `created_at`, `periods(column)` takes them out of
+ * the rollups' rows.
+ */
+export const holeConditions = (holes: readonly string[]) => ({
+  rows: holes.length > 0 ? ` OR toStartOfHour(created_at) IN ${HOLES}` : '',
+  periods: (column: string) => (holes.length > 0 ? ` AND ${column} NOT IN ${HOLES}` : ''),
+})
+
 type Span = { from: DateTime; to: DateTime }
 
 /**
