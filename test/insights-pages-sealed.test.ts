@@ -251,20 +251,8 @@ describe('when the data changes under the build', () => {
   })
 
   it('keeps no build but the newest and the one it replaced', async () => {
-    const [stored] = await h.rt.runner.rows<{ views: number; days: number; keys: number; registered: number }>(
-      {
-        name: 'versions',
-        sql: `SELECT
-          (SELECT uniqExact(version) FROM sealed_page_views WHERE project_id = {p:String}) AS views,
-          (SELECT uniqExact(version) FROM sealed_page_days WHERE project_id = {p:String}) AS days,
-          (SELECT uniqExact(version) FROM sealed_page_keys WHERE project_id = {p:String}) AS keys,
-          (SELECT uniqExact(version) FROM sealed_builds WHERE project_id = {p:String}) AS registered`,
-        params: { p: U },
-      },
-      { timeoutS: 10 },
-    )
     // Four builds of U by now: the first, and one after each change above.
-    expect(stored).toEqual({ views: 2, days: 2, keys: 2, registered: 2 })
+    expect(await storedBuilds(U)).toEqual({ views: 2, days: 2, keys: 2, registered: 2 })
   })
 
   it('moves C forward once the build is an hour behind', async () => {
@@ -278,4 +266,36 @@ describe('when the data changes under the build', () => {
     expect(after.closedAt).toBe(Date.parse('2026-04-15T00:00:00Z'))
     expect(after.body).toEqual(model().pages(U, w))
   })
+
+  it('drops the replaced build once no request can still read it, and answers alike from the one left', async () => {
+    const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 0, replacedGraceMs: 300 })
+    const app = testApp(h.rt, { now: () => h.clock.now, sealed })
+    const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-grace' })
+    await sealed.build(U)
+    expect(await storedBuilds(U)).toEqual({ views: 2, days: 2, keys: 2, registered: 2 })
+    const deadline = Date.now() + 20_000
+    while ((await storedBuilds(U)).registered > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(await storedBuilds(U)).toEqual({ views: 1, days: 1, keys: 1, registered: 1 })
+    const res = await requestAs(app, `http://quarry.test/insights/${U}/pages?${queryString({ range: '30d', limit: 1000 })}`, root)
+    expect(res.headers.get('x-quarry-sealed-until')).not.toBeNull()
+    expect(res.body).toEqual(model().pages(U, windowOf('2026-03-16T00:00:00Z', '2026-04-16T00:00:00Z', 'UTC')))
+    await sealed.stop()
+  })
 })
+
+/** How many builds of a project each of three page tables holds, and how many are registered. */
+async function storedBuilds(project: string) {
+  const [stored] = await h.rt.runner.rows<{ views: number; days: number; keys: number; registered: number }>(
+    {
+      name: 'versions',
+      sql: `SELECT
+        (SELECT uniqExact(version) FROM sealed_page_views WHERE project_id = {p:String}) AS views,
+        (SELECT uniqExact(version) FROM sealed_page_days WHERE project_id = {p:String}) AS days,
+        (SELECT uniqExact(version) FROM sealed_page_keys WHERE project_id = {p:String}) AS keys,
+        (SELECT uniqExact(version) FROM sealed_builds WHERE project_id = {p:String}) AS registered`,
+      params: { p: project },
+    },
+    { timeoutS: 10 },
+  )
+  return stored!
+}

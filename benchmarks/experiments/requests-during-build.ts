@@ -52,7 +52,7 @@ for (let round = 0; round < Number(roundsArg); round++) {
       if (!ok) failed++
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
-    const ms = await build
+    const ms = (await build)?.ms
     const f = (x: number) => x.toFixed(0)
     console.log(`| ${lane ? 'background lane' : 'requests’ line'} | ${((ms ?? 0) / 1000).toFixed(1)} | ${times.length} | ${failed} | ${f(quantile(times, 0.5))} | ${f(quantile(times, 0.9))} | ${f(Math.max(...times))} | ${loadavg()[0]!.toFixed(1)} |`)
   }

@@ -32,7 +32,7 @@ export interface BuildKind<B extends VersionedBuild, Row, Part extends string = 
 /** event_inserts keeps 30 days; an older build would count inserts it can no longer see. */
 const MAX_AGE_DAYS = 25
 /** How long the newest build read is trusted before it is read again. */
-const LATEST_TTL_MS = 5_000
+export const LATEST_TTL_MS = 5_000
 /** Least time between two snapshots of one part of a project: under a stream of inserts, requests in between compute theirs. */
 const SNAPSHOT_INTERVAL_MS = 2_000
 /** A snapshot is written again once this old, well before its rows expire (sealed_live keeps them an hour). */

@@ -79,9 +79,10 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
  * by day, the hourly and daily sets of profiles, the sessions' event arrays, each profile's episodes
  * and each device's identified events (product analytics), and the page tables (/pages). Kept only
  * if no insert reached before C while it read, then registered; the builds before the one it
- * replaces are dropped. Returns how long it took, or undefined when the build was not kept.
+ * replaces are dropped (the one it replaces is left to the caller: requests planned with it may still
+ * be reading). Returns its version and how long it took, or undefined when the build was not kept.
  */
-export async function sealProject(projectId: string, o: SealOptions): Promise<number | undefined> {
+export async function sealProject(projectId: string, o: SealOptions): Promise<{ version: number; ms: number } | undefined> {
   const { runner, logger } = o
   const started = performance.now()
   const read = { timeoutS: o.timeoutS }
@@ -148,16 +149,18 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<nu
     sql: renderSql('sealed_register'),
     params: { ...params, format: SEALED_FORMAT, built: clickhouseInstant(built), since: clickhouseInstant(since), inserts: before, build_ms: ms },
   })
-  // The build replaced is kept: requests planned with it may still be reading.
-  if (clock!.previous > 0) {
-    const older = await runner.rows<{ version: number }>(
-      { name: 'sealed_versions', sql: renderSql('sealed_versions', { versions: STORED_VERSIONS }), params: { project: projectId, keep: clock!.previous } },
-      read,
-    )
-    for (const { version: old } of older) await drop(old)
-  }
+  if (clock!.previous > 0) await dropBuildsBefore(runner, projectId, clock!.previous, o.timeoutS)
   logger.info({ project: projectId, closedAt: o.closedAt.toISO(), ms }, 'sealed history built')
-  return ms
+  return { version, ms }
+}
+
+/** Drops the project's builds stored before version `keep`: registered ones, and any a build left unfinished. */
+export async function dropBuildsBefore(runner: QueryRunner, projectId: string, keep: number, timeoutS: number): Promise<void> {
+  const older = await runner.rows<{ version: number }>(
+    { name: 'sealed_versions', sql: renderSql('sealed_versions', { versions: STORED_VERSIONS }), params: { project: projectId, keep } },
+    { timeoutS },
+  )
+  for (const { version } of older) await dropBuild(runner, projectId, version)
 }
 
 async function dropBuild(runner: QueryRunner, projectId: string, version: number): Promise<void> {

@@ -14,9 +14,9 @@ import {
 } from '../../query/sealed.ts'
 import { sealedLivePagesWriteStatement } from '../../query/sealed-pages.ts'
 import { sealedLiveProfilesWriteStatement } from '../../query/product/sealed-product.ts'
-import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, type RequestRun } from '../build-planner.ts'
+import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, LATEST_TTL_MS, type RequestRun } from '../build-planner.ts'
 import { BuildScheduler } from '../build-scheduler.ts'
-import { sealProject } from './builder.ts'
+import { dropBuildsBefore, sealProject } from './builder.ts'
 
 /**
  * The parts of what requests add after C, each snapshot written when a route first reads it: the
@@ -58,6 +58,12 @@ export interface SealedHistoryOptions {
   liveSnapshots?: boolean
   /** How long an insert count read for a build answers the next requests (0: each request reads it). */
   insertsTtlMs?: number
+  /**
+   * How long a build replaced by a newer one is kept for the requests that planned with it (default:
+   * the time a request trusts the newest build it read, plus a request's query timeout, plus 5 s).
+   * Until then a project holds two builds on disk; after it, one.
+   */
+  replacedGraceMs?: number
   /** Where the lag behind C and the build durations are reported. */
   metrics?: Metrics
 }
@@ -80,9 +86,18 @@ export class SealedHistory {
   private readonly builds: BuildScheduler
   /** Per project, the C of the newest build seen: read by a request or just built. */
   private readonly sealedUntil = new Map<string, Date>()
+  /** The drops of replaced builds waiting out their grace. */
+  private readonly drops = new Set<NodeJS.Timeout>()
 
   constructor(opts: SealedHistoryOptions) {
-    this.opts = { buildTimeoutS: DEFAULT_BUILD_TIMEOUT_S, rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS, liveSnapshots: true, insertsTtlMs: DEFAULT_INSERTS_TTL_MS, ...opts }
+    this.opts = {
+      buildTimeoutS: DEFAULT_BUILD_TIMEOUT_S,
+      rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS,
+      liveSnapshots: true,
+      insertsTtlMs: DEFAULT_INSERTS_TTL_MS,
+      replacedGraceMs: LATEST_TTL_MS + opts.queryTimeoutS * 1000 + 5_000,
+      ...opts,
+    }
     this.planner = new BuildPlanner(
       {
         latest: sealedLatestStatement,
@@ -138,6 +153,9 @@ export class SealedHistory {
 
   /** No build starts after this, and the running one ends with its statement; requests still plan with the builds there are. */
   stop(): Promise<void> {
+    // A replaced build not yet dropped is dropped by the project's next build.
+    for (const timer of this.drops) clearTimeout(timer)
+    this.drops.clear()
     return this.builds.stop()
   }
 
@@ -149,12 +167,25 @@ export class SealedHistory {
     const durations = this.opts.metrics?.sealedBuildDuration
     return async () => {
       const closedAt = this.closing()
-      const ms = await sealProject(projectId, { runner: this.builds.guard(this.opts.runner), logger: this.opts.logger, closedAt, timeoutS: this.opts.buildTimeoutS })
-      if (ms !== undefined) {
-        durations?.observe({ project: projectId }, ms / 1000)
+      const built = await sealProject(projectId, { runner: this.builds.guard(this.opts.runner), logger: this.opts.logger, closedAt, timeoutS: this.opts.buildTimeoutS })
+      if (built) {
+        durations?.observe({ project: projectId }, built.ms / 1000)
         this.sealedUntil.set(projectId, closedAt.toJSDate())
+        this.dropReplacedLater(projectId, built.version)
       }
-      return ms
+      return built?.ms
     }
+  }
+
+  /** Drops the builds before `version` once no request can still be reading them. */
+  private dropReplacedLater(projectId: string, version: number): void {
+    const timer = setTimeout(() => {
+      this.drops.delete(timer)
+      dropBuildsBefore(this.builds.guard(this.opts.runner), projectId, version, this.opts.buildTimeoutS).catch((err: unknown) =>
+        this.opts.logger.warn({ project: projectId, err }, 'sealed history: a replaced build was not dropped; the next build drops it'),
+      )
+    }, this.opts.replacedGraceMs)
+    timer.unref()
+    this.drops.add(timer)
   }
 }
