@@ -46,6 +46,8 @@ const SEAMS: EventRow[] = [
   extra('sx-r2', 'sx-p3', '2026-04-14T21:30:00Z', { country: 'DK' }),
   extra('sx-new', 'sx-p4', '2026-04-14T22:00:00Z', { country: 'DK' }),
   extra('sx-new', 'sx-p4', '2026-04-14T22:10:00Z', { name: 'revenue', revenue: 300, path: '' }),
+  // Revenue after C outside any session: no live session holds it, the window's revenue does.
+  extra('', 'sx-p8', '2026-04-14T22:20:00Z', { name: 'revenue', revenue: 90, path: '' }),
 ]
 
 async function insert(rows: EventRow[]): Promise<void> {
@@ -217,6 +219,11 @@ describe('/metrics from the sealed history', () => {
     expect(kolkata.params.holes.length).toBe(30)
     expect(kolkata.params.holes.every((t: string) => t.endsWith(' 18:00:00'))).toBe(true)
     expect(kolkata.sql.at(-1)).toContain('FROM sealed_sessions')
+    // Whole hours from the window's start to C leave only the revenue from C on, written with the live sessions.
+    const reaching = (await explained({ range: '30d' })).sql.at(-1)
+    expect(reaching).toContain('FROM sealed_live_events')
+    expect(reaching).not.toMatch(/FROM events\b/)
+    expect(kolkata.sql.at(-1)).toMatch(/FROM events\b/)
     const hourly = (await explained({ range: '7d', timezone: 'Asia/Kolkata', interval: 'hour' })).params
     expect(hourly.rollup_from).toBe(hourly.rollup_to)
   })
@@ -449,7 +456,7 @@ describe('the live sessions', () => {
         format: 'JSONEachRow',
       })
     ).json<{ n: number }>()
-    const live = new Set(events.filter((e) => e.project_id === U && ms(e) >= C).map((e) => e.session_id))
+    const live = new Set(events.filter((e) => e.project_id === U && ms(e) >= C && e.session_id !== '').map((e) => e.session_id))
     expect(Number(row!.n)).toBe(live.size)
   })
 

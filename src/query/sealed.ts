@@ -250,6 +250,13 @@ export const sealedLiveWriteStatement = (projectId: string, build: SealedBuild, 
   params: { project: projectId, version: build.version, stamp, closed: clickhouseInstant(build.closedAt), held_from: clickhouseInstant(build.heldFrom) },
 })
 
+/** Writes the events after C with their profiles' numbers under a stamp (sql/queries/sealed_live_events_write.sql). */
+export const sealedLiveEventsWriteStatement = (projectId: string, build: SealedBuild, stamp: number): Statement => ({
+  name: 'sealed_live_events_write',
+  sql: renderSql('sealed_live_events_write'),
+  params: { project: projectId, version: build.version, stamp, closed: clickhouseInstant(build.closedAt) },
+})
+
 /** How many sealed sessions events from C on now continue. */
 export const sealedCrossingStatement = (projectId: string, build: SealedBuild): Statement => ({
   name: 'sealed_crossing',

@@ -8,6 +8,7 @@ import {
   readSealedLatest,
   sealedCrossingStatement,
   sealedLatestStatement,
+  sealedLiveEventsWriteStatement,
   sealedLiveWriteStatement,
   type SealedBuild,
   type SealedLatestRow,
@@ -20,13 +21,16 @@ import { sealProject } from './builder.ts'
 
 /**
  * The parts of what requests add after C, each snapshot written when a route first reads it: the
- * live sessions (metrics, breakdowns, charts), what /pages adds, and the numbered profiles the
- * product routes add.
+ * live sessions and the numbered events after C (metrics, breakdowns, charts), what /pages adds,
+ * and the numbered profiles the product routes add.
  */
 const LIVE_SNAPSHOTS = {
-  sessions: sealedLiveWriteStatement,
-  pages: sealedLivePagesWriteStatement,
-  profiles: sealedLiveProfilesWriteStatement,
+  sessions: (projectId: string, build: SealedBuild, stamp: number) => [
+    sealedLiveWriteStatement(projectId, build, stamp),
+    sealedLiveEventsWriteStatement(projectId, build, stamp),
+  ],
+  pages: (projectId: string, build: SealedBuild, stamp: number) => [sealedLivePagesWriteStatement(projectId, build, stamp)],
+  profiles: (projectId: string, build: SealedBuild, stamp: number) => [sealedLiveProfilesWriteStatement(projectId, build, stamp)],
 } as const
 export type LivePart = keyof typeof LIVE_SNAPSHOTS
 
