@@ -1,9 +1,9 @@
 /**
  * What the first request after an insert pays for the snapshots of the events after C: each part's
- * statements (the live sessions and the numbered events after C, which are one part; /pages' part,
- * the numbered profiles), interleaved, medians of N. Before the parts were written one at a time, a
- * breakdown's first request wrote them all; now it writes the live sessions and events, /pages its
- * own part, the product routes over profiles theirs.
+ * write (the live sessions, the numbered events after C, /pages' part, the numbered profiles),
+ * interleaved, medians of N. Before the parts were written one at a time, a breakdown's first
+ * request wrote them all; now it writes the live sessions only, /metrics those and the events,
+ * charts the events, /pages its own part, the product routes over profiles theirs.
  *
  *   npx tsx benchmarks/experiments/snapshot-parts.ts DATA_DIR PROJECT [RUNS]
  */
@@ -38,7 +38,7 @@ for (let i = 0; i < runs + 1; i++) {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 console.log(`${project}, C ${build.closedAt.toISO()}, medians of ${runs}, interleaved, load ${load.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}\n`)
-console.log('| snapshot statement | ms |\n|---|--:|')
+console.log('| snapshot write | ms |\n|---|--:|')
 for (const name of names) console.log(`| ${name} | ${median(times.get(name)!).toFixed(1)} |`)
 console.log(`| all (what every first request paid before) | ${names.reduce((s, n) => s + median(times.get(n)!), 0).toFixed(1)} |`)
 await rt.close()

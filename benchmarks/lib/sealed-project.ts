@@ -17,7 +17,7 @@ export interface SealedProject {
   clock: DateTime
   /** The newest build, the live sessions computed by each statement. */
   computed: SealedBuild
-  /** The same build with its live sessions written, as requests read them once the planner wrote them. */
+  /** The same build with its live sessions (and the events after C) written, as requests read them once the planner wrote them. */
   written: SealedBuild
 }
 
@@ -44,7 +44,7 @@ export async function openSealedProject(dir: string, project: string, reuse: boo
   await rt.runner.command(sealedLiveWriteStatement(project, computed, stamp))
   await rt.runner.command(sealedLiveEventsWriteStatement(project, computed, stamp))
   await rt.runner.command(sealedLivePagesWriteStatement(project, computed, stamp))
-  return { rt, clock, computed, written: { ...computed, liveStamp: stamp } }
+  return { rt, clock, computed, written: { ...computed, liveStamp: stamp, eventsStamp: stamp } }
 }
 
 /**

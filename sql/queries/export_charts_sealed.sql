@@ -6,7 +6,7 @@
 -- in one bucket); the rest of [earliest, to) and those hours (the `outside` slot) with each
 -- profile's number where it has one and its key where it has none (first seen since the build), so
 -- that profiles are counted once across both: from the events (_chart_outside_events.sql), or,
--- where that rest is all from C on, from the events after C as written for the live sessions' stamp
+-- where that rest is all from C on, from the events after C as written for their snapshot's stamp
 -- (_chart_outside_snapshot.sql).
 --
 -- Fragment slots: bucket, the bucket expression over `created_at`; rollup_conditions, ` AND …`

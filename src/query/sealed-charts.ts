@@ -49,12 +49,12 @@ export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts
   const days = wholeDays(req.range.start, bucketStarts, hours, build.closedAt)
   const holes = splitHours([req.range.start, ...bucketStarts], hours)
   // The snapshot holds only the events from C on.
-  const snapshot = build.liveStamp !== undefined && +hours.to >= +build.closedAt && +hours.from === +earliest && holes.length === 0
+  const snapshot = build.eventsStamp !== undefined && +hours.to >= +build.closedAt && +hours.from === +earliest && holes.length === 0
   const { params } = windowPlaceholders(req.projectId, req.range, earliest)
   Object.assign(params.values, {
     version: build.version,
     ...rollupRowsParams(hours, days, [1, 24]),
-    ...(snapshot ? { stamp: build.liveStamp } : {}),
+    ...(snapshot ? { events_stamp: build.eventsStamp } : {}),
     ...(holes.length > 0 ? { holes } : {}),
   })
   const conditions: string[] = []

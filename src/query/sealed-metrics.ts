@@ -51,9 +51,10 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
     })
   }
   const views = pageTables ? '_sealed_metrics_page_tables' : '_sealed_metrics_page_views'
-  // Every revenue event outside the whole hours is from C on: the live sessions' stamp has them.
+  // Every revenue event outside the whole hours is from C on: the events' snapshot has them.
   const revenueSnapshot =
-    req.filters.length === 0 && build.liveStamp !== undefined && +rollup.from === +earliest && +rollup.to >= +build.closedAt && holes.length === 0
+    req.filters.length === 0 && build.eventsStamp !== undefined && +rollup.from === +earliest && +rollup.to >= +build.closedAt && holes.length === 0
+  if (revenueSnapshot) params.values.events_stamp = build.eventsStamp
   return {
     name: 'insights_metrics_sealed',
     sql: renderSql('insights_metrics_sealed', {

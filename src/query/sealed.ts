@@ -27,8 +27,10 @@ export interface SealedBuild {
   /** The sessions the page tables hold out (128-bit keys in decimal), read whole by /pages, and their first event (C when none). */
   pageHeld: string[]
   pageHeldFrom: DateTime
-  /** The live sessions as written for the events after C as they are now, when they were (sealed_live). */
+  /** The live sessions as written for the events after C as they are now, when they were (sealed_live; or /pages' or the profiles' part). */
   liveStamp?: number
+  /** The events after C as they are now with their profiles' numbers, when they were written (sealed_live_events). */
+  eventsStamp?: number
 }
 
 /** An hour becomes C once it is this old: sessions open across it have mostly ended. */

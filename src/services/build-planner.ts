@@ -22,11 +22,11 @@ export interface BuildKind<B extends VersionedBuild, Row, Part extends string = 
   /** One row with a column `crossing`: how many of the build's sessions events after C continue. */
   crossing(projectId: string, build: B): Statement
   /**
-   * Per part of what requests add after C, the statements that write it under a stamp, for them to
+   * Per part of what requests add after C, the statement that writes it under a stamp, for them to
    * read until the next insert. Each part is written when a request first needs it, so a request
    * pays only for what its route reads.
    */
-  snapshots?: Readonly<Record<Part, (projectId: string, build: B, stamp: number) => readonly Statement[]>>
+  snapshots?: Readonly<Record<Part, (projectId: string, build: B, stamp: number) => Statement>>
 }
 
 /** event_inserts keeps 30 days; an older build would count inserts it can no longer see. */
@@ -146,9 +146,8 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
   private async writeSnapshot(projectId: string, build: B, inserts: number, run: RequestRun, part: Part): Promise<number | undefined> {
     // Random, so that instances sharing a server do not write under each other's stamps.
     const stamp = randomInt(1, 2 ** 48)
-    for (const write of this.kind.snapshots![part](projectId, build, stamp)) {
-      await run.runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${run.timeoutS}` })
-    }
+    const write = this.kind.snapshots![part](projectId, build, stamp)
+    await run.runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${run.timeoutS}` })
     const [count] = await run.runner.rows<{ inserts: number }>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), opts(run))
     const verified = this.verified.get(projectId)
     if (count!.inserts !== inserts || verified?.version !== build.version || verified.inserts !== inserts) return undefined
