@@ -43,6 +43,7 @@ const SEAMS: EventRow[] = [
   extra('cx-edge', 'cx-edge-1', '2026-04-13T15:20:00Z'),
   extra('cx-edge', 'cx-edge-2', '2026-04-13T15:50:00Z'),
   extra('', 'cx-new-server', '2026-04-14T22:05:00Z', { name: 'click' }),
+  extra('', '', '2026-04-14T22:15:00Z', { name: 'click' }),
 ]
 
 async function insert(rows: EventRow[]): Promise<void> {
@@ -215,12 +216,13 @@ describe('what a sealed chart reads', () => {
     return { sql: sql.join('\n'), params }
   }
 
-  it("takes whole UTC days from the day rows, C's day whole, and numbers the profiles after C from their snapshot", async () => {
+  it("takes whole UTC days from the day rows, C's day whole, and the events after C with their profiles' numbers from their snapshot", async () => {
     const { sql, params } = await explained({ range: '30d', interval: 'day', previous: 'true' })
     expect(params.rollup_from! <= params.long_from! && params.long_from! < params.long_to!).toBe(true)
     expect(params.long_to! > params.rollup_to!).toBe(true)
-    expect(sql).toContain('FROM sealed_live_profiles')
+    expect(sql).toContain('FROM sealed_live_events')
     expect(sql).not.toContain('FROM sealed_visitors')
+    expect(sql).not.toMatch(/FROM events\b/)
   })
 
   it('reads hours only where the buckets split UTC days, and looks the numbers up where it reads events before C', async () => {
@@ -228,7 +230,7 @@ describe('what a sealed chart reads', () => {
     expect(hourly.params.long_from).toBe(hourly.params.long_to)
     const before = await explained({ startDate: '2026-04-12T00:00:00Z', endDate: '2026-04-13T15:30:00Z', interval: 'hour' })
     expect(before.sql).toContain('FROM sealed_visitors')
-    expect(before.sql).not.toContain('FROM sealed_live_profiles')
+    expect(before.sql).not.toContain('FROM sealed_live_events')
   })
 
   it('reads the hours its buckets or window start inside from the events, each once', async () => {

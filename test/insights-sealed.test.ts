@@ -46,6 +46,8 @@ const SEAMS: EventRow[] = [
   extra('sx-r2', 'sx-p3', '2026-04-14T21:30:00Z', { country: 'DK' }),
   extra('sx-new', 'sx-p4', '2026-04-14T22:00:00Z', { country: 'DK' }),
   extra('sx-new', 'sx-p4', '2026-04-14T22:10:00Z', { name: 'revenue', revenue: 300, path: '' }),
+  // Revenue after C outside any session: no live session holds it, the window's revenue does.
+  extra('', 'sx-p8', '2026-04-14T22:20:00Z', { name: 'revenue', revenue: 90, path: '' }),
 ]
 
 async function insert(rows: EventRow[]): Promise<void> {
@@ -217,6 +219,11 @@ describe('/metrics from the sealed history', () => {
     expect(kolkata.params.holes.length).toBe(30)
     expect(kolkata.params.holes.every((t: string) => t.endsWith(' 18:00:00'))).toBe(true)
     expect(kolkata.sql.at(-1)).toContain('FROM sealed_sessions')
+    // Whole hours from the window's start to C leave only the revenue from C on, written with the live sessions.
+    const reaching = (await explained({ range: '30d' })).sql.at(-1)
+    expect(reaching).toContain('FROM sealed_live_events')
+    expect(reaching).not.toMatch(/FROM events\b/)
+    expect(kolkata.sql.at(-1)).toMatch(/FROM events\b/)
     const hourly = (await explained({ range: '7d', timezone: 'Asia/Kolkata', interval: 'hour' })).params
     expect(hourly.rollup_from).toBe(hourly.rollup_to)
   })
@@ -449,11 +456,11 @@ describe('the live sessions', () => {
         format: 'JSONEachRow',
       })
     ).json<{ n: number }>()
-    const live = new Set(events.filter((e) => e.project_id === U && ms(e) >= C).map((e) => e.session_id))
+    const live = new Set(events.filter((e) => e.project_id === U && ms(e) >= C && e.session_id !== '').map((e) => e.session_id))
     expect(Number(row!.n)).toBe(live.size)
   })
 
-  it('are written a part at a time, by the first request that reads it: a breakdown writes neither /pages\' part nor the profiles', async () => {
+  it('are written a part at a time, by the first request that reads it: a breakdown writes neither the events, /pages\' part nor the profiles', async () => {
     const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0 })
     const app = testApp(h.rt, { now: () => h.clock.now, sealed })
     const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-parts' })
@@ -463,14 +470,18 @@ describe('the live sessions', () => {
       const explained = await ask(route, { ...query, explain: 'sql' })
       expect(explained.status, JSON.stringify(explained.body)).toBe(200)
       const sql = (explained.body.sql as string[]).join('\n')
-      return ['sealed_live_pages', 'sealed_live_profiles', 'sealed_live'].filter((table) => new RegExp(`FROM ${table}\\b`).test(sql))
+      return ['sealed_live_events', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_live'].filter((table) => new RegExp(`FROM ${table}\\b`).test(sql))
     }
-    const routes = { country: { range: '30d' }, pages: { range: '30d' }, engagement: {} as Record<string, string> }
+    const routes = { country: { range: '30d' }, metrics: { range: '30d' }, pages: { range: '30d' }, engagement: {} as Record<string, string> }
     const stamp = async () => (await ask('country', { ...routes.country, explain: 'sql' })).body.params.stamp as number
     const before = await ask('country', routes.country)
     expect(before.status).toBe(200)
     expect(await reads('country', routes.country)).toEqual(['sealed_live'])
     const written = await stamp()
+    // /metrics' revenue after C comes from the events' part, which the breakdown did not write.
+    expect(await reads('metrics', routes.metrics)).toEqual(['sealed_live'])
+    expect((await ask('metrics', routes.metrics)).status).toBe(200)
+    expect(await reads('metrics', routes.metrics)).toEqual(['sealed_live_events', 'sealed_live'])
     expect(await reads('pages', routes.pages)).toEqual([])
     expect(await reads('engagement', routes.engagement)).toEqual([])
     expect((await ask('pages', routes.pages)).status).toBe(200)

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto'
 import { DateTime } from 'luxon'
 import pino from 'pino'
 import { loadConfig } from '../../src/config.ts'
-import { newestClosing, readSealedLatest, sealedLatestStatement, sealedLiveWriteStatement, type SealedBuild } from '../../src/query/sealed.ts'
+import { newestClosing, readSealedLatest, sealedLatestStatement, sealedLiveEventsWriteStatement, sealedLiveWriteStatement, type SealedBuild } from '../../src/query/sealed.ts'
 import { sealedLivePagesWriteStatement } from '../../src/query/sealed-pages.ts'
 import { openRuntime, type Runtime } from '../../src/runtime.ts'
 import { sealProject } from '../../src/services/sealed/builder.ts'
@@ -17,7 +17,7 @@ export interface SealedProject {
   clock: DateTime
   /** The newest build, the live sessions computed by each statement. */
   computed: SealedBuild
-  /** The same build with its live sessions written, as requests read them once the planner wrote them. */
+  /** The same build with its live sessions (and the events after C) written, as requests read them once the planner wrote them. */
   written: SealedBuild
 }
 
@@ -42,8 +42,9 @@ export async function openSealedProject(dir: string, project: string, reuse: boo
   // Under a stamp of this run's own: a reused build may hold the rows of an earlier run's stamp.
   const stamp = randomInt(1, 2 ** 48)
   await rt.runner.command(sealedLiveWriteStatement(project, computed, stamp))
+  await rt.runner.command(sealedLiveEventsWriteStatement(project, computed, stamp))
   await rt.runner.command(sealedLivePagesWriteStatement(project, computed, stamp))
-  return { rt, clock, computed, written: { ...computed, liveStamp: stamp } }
+  return { rt, clock, computed, written: { ...computed, liveStamp: stamp, eventsStamp: stamp } }
 }
 
 /**

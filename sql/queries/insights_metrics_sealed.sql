@@ -7,7 +7,9 @@
 -- `live_part` slot, _sealed_metrics_live.sql) and the revenue events. A slot is empty where its part
 -- of the window is. The caller uses hours only when no filter applies, and not for hourly buckets
 -- off the hour. The revenue events (the `revenue_events` slot) are those of the window outside the
--- whole hours; filtered, those of the sessions that pass the filters (_sealed_metrics_revenue.sql).
+-- whole hours, from the events or, when those are all from C on, the events' snapshot
+-- (_sealed_metrics_revenue_snapshot.sql); filtered, those of the sessions that pass the filters
+-- (_sealed_metrics_revenue.sql).
 -- With a filter on `path` the views and the revenue are the matching
 -- events' own (the `page_views` slot): from the page tables when every filter is on the page
 -- (_sealed_metrics_page_tables.sql, _sealed_metrics_page_revenue.sql), else read from events

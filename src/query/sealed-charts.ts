@@ -36,8 +36,9 @@ export function sealedChartAnswers(req: ChartSeriesRequest, bucketStarts: readon
  * One series from the sealed history (sql/queries/export_charts_sealed.sql): the same rows as
  * chartSeriesStatement for the requests sealedChartAnswers accepts, with the same `bucketStarts`.
  * Whole UTC hours before C but those its buckets split come from the event rollups (whole UTC days
- * of them as days where the buckets allow), the rest of the window from the events, whose profiles are numbered from the
- * snapshot of the events after C where the planner wrote one and they all lie from C on.
+ * of them as days where the buckets allow), the rest of the window from the events, or from the
+ * snapshot of the events after C with their profiles' numbers where the planner wrote one and that
+ * rest all lies from C on.
  */
 export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts: readonly DateTime[], build: SealedBuild): Statement {
   const segment = SEALED_SEGMENTS[req.segment]
@@ -47,20 +48,21 @@ export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts
   const hours = wholePeriods(earliest, sealedEnd, HOUR_MS)
   const days = wholeDays(req.range.start, bucketStarts, hours, build.closedAt)
   const holes = splitHours([req.range.start, ...bucketStarts], hours)
-  // The snapshot numbers only the profiles of events from C on.
-  const snapshot = build.liveStamp !== undefined && +hours.to >= +build.closedAt && +hours.from === +earliest && holes.length === 0
+  // The snapshot holds only the events from C on.
+  const snapshot = build.eventsStamp !== undefined && +hours.to >= +build.closedAt && +hours.from === +earliest && holes.length === 0
   const { params } = windowPlaceholders(req.projectId, req.range, earliest)
   Object.assign(params.values, {
     version: build.version,
     ...rollupRowsParams(hours, days, [1, 24]),
-    ...(snapshot ? { stamp: build.liveStamp } : {}),
+    ...(snapshot ? { events_stamp: build.eventsStamp } : {}),
     ...(holes.length > 0 ? { holes } : {}),
   })
   const conditions: string[] = []
   if (req.name !== '*') conditions.push(`name = ${params.add(req.name, 'String')}`)
   const rollupConditions = [...conditions, ...(segment.profiledOnly ? ['has_profile'] : [])]
   const split = holeConditions(holes)
-  const eventConditions = [...conditions, ...(segment.profiledOnly ? ["profile_id != ''"] : [])]
+  const eventConditions = [...conditions, ...(segment.profiledOnly ? [snapshot ? 'vno != 0' : "profile_id != ''"] : [])]
+  const outside = { event_conditions: eventConditions.map((c) => ` AND ${c}`).join(''), hole_events: split.rows }
   const tz = params.add(req.range.timezone, 'String')
   return {
     name: `export_charts_sealed:${req.segment}`,
@@ -68,10 +70,8 @@ export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts
       period: 'hour',
       bucket: bucketExpression(req.interval, tz),
       rollup_conditions: rollupConditions.map((c) => ` AND ${c}`).join('') + split.periods('hour'),
-      event_conditions: eventConditions.map((c) => ` AND ${c}`).join(''),
       value: segment.value,
-      hole_events: split.rows,
-      profile_numbers: renderSql(snapshot ? '_chart_profile_numbers_snapshot' : '_chart_profile_numbers'),
+      outside: renderSql(snapshot ? '_chart_outside_snapshot' : '_chart_outside_events', outside),
     }),
     params: params.values,
   }

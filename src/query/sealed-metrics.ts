@@ -51,6 +51,10 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
     })
   }
   const views = pageTables ? '_sealed_metrics_page_tables' : '_sealed_metrics_page_views'
+  // Every revenue event outside the whole hours is from C on: the events' snapshot has them.
+  const revenueSnapshot =
+    req.filters.length === 0 && build.eventsStamp !== undefined && +rollup.from === +earliest && +rollup.to >= +build.closedAt && holes.length === 0
+  if (revenueSnapshot) params.values.events_stamp = build.eventsStamp
   return {
     name: 'insights_metrics_sealed',
     sql: renderSql('insights_metrics_sealed', {
@@ -65,7 +69,9 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
         ? renderSql('_sealed_metrics_page_revenue', { revenue_filters: eventFilters })
         : !pages && filters.sealed
           ? renderSql('_sealed_metrics_revenue', sealedRevenueFilters(req.filters, build, earliest, params))
-          : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters, hole_events: split.rows }),
+          : revenueSnapshot
+            ? renderSql('_sealed_metrics_revenue_snapshot')
+            : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters, hole_events: split.rows }),
     }),
     params: params.values,
     ...(req.filters.length > 0 ? { settings: UNINDEXED_SETS } : {}),

@@ -27,8 +27,10 @@ export interface SealedBuild {
   /** The sessions the page tables hold out (128-bit keys in decimal), read whole by /pages, and their first event (C when none). */
   pageHeld: string[]
   pageHeldFrom: DateTime
-  /** The live sessions as written for the events after C as they are now, when they were (sealed_live). */
+  /** The live sessions as written for the events after C as they are now, when they were (sealed_live; or /pages' or the profiles' part). */
   liveStamp?: number
+  /** The events after C as they are now with their profiles' numbers, when they were written (sealed_live_events). */
+  eventsStamp?: number
 }
 
 /** An hour becomes C once it is this old: sessions open across it have mostly ended. */
@@ -248,6 +250,13 @@ export const sealedLiveWriteStatement = (projectId: string, build: SealedBuild, 
   name: 'sealed_live_write',
   sql: renderSql('sealed_live_write', attributeFragments),
   params: { project: projectId, version: build.version, stamp, closed: clickhouseInstant(build.closedAt), held_from: clickhouseInstant(build.heldFrom) },
+})
+
+/** Writes the events after C with their profiles' numbers under a stamp (sql/queries/sealed_live_events_write.sql). */
+export const sealedLiveEventsWriteStatement = (projectId: string, build: SealedBuild, stamp: number): Statement => ({
+  name: 'sealed_live_events_write',
+  sql: renderSql('sealed_live_events_write'),
+  params: { project: projectId, version: build.version, stamp, closed: clickhouseInstant(build.closedAt) },
 })
 
 /** How many sealed sessions events from C on now continue. */

@@ -206,7 +206,7 @@ export function exportChartsRoutes(deps: ExportChartsDeps) {
     const statements = series.map(chartSeriesStatement)
     const allBuckets = previous ? [...chartBuckets(previous, q.interval), ...bucketStarts] : bucketStarts
     const sealable = series.map((s) => sealedChartAnswers(s, allBuckets))
-    const build = sealable.some(Boolean) ? await sealedBuildFor(c, deps.sealed, range.timezone, 'profiles') : undefined
+    const build = sealable.some(Boolean) ? await sealedBuildFor(c, deps.sealed, range.timezone, 'events') : undefined
     const rows = await Promise.all(
       series.map((s, i) =>
         c.get('runner').rows<ChartSeriesRow>(build && sealable[i] ? sealedChartSeriesStatement(s, allBuckets, build) : statements[i]!, {

@@ -83,7 +83,7 @@ function describeRange(c: Context<AppEnv>, range: TimeRange) {
 export function insightsRoutes(deps: InsightsDeps) {
   const app = new OpenAPIHono<AppEnv>()
   const run = (c: Context<AppEnv>) => ({ timeoutS: deps.queryTimeoutS, stats: c.get('stats'), signal: c.req.raw.signal })
-  const sealedBuild = (c: Context<AppEnv>, timezone: string, live: LivePart) => sealedBuildFor(c, deps.sealed, timezone, live)
+  const sealedBuild = (c: Context<AppEnv>, timezone: string, ...live: LivePart[]) => sealedBuildFor(c, deps.sealed, timezone, ...live)
   const resolveWindow = (c: Context<AppEnv>, q: z.infer<typeof WindowQuery>) =>
     resolveRange(q, q.timezone ?? c.get('project').timezone, deps.now(), '7d')
 
@@ -95,7 +95,7 @@ export function insightsRoutes(deps: InsightsDeps) {
     const bucketStarts = metricsBuckets(range, interval)
     const previous = q.previous === 'true' ? previousRange(range) : undefined
     const req = { projectId: c.get('project').id, range, previous, interval, filters: q.filters ?? [] }
-    const build = await sealedBuild(c, range.timezone, 'sessions')
+    const build = await sealedBuild(c, range.timezone, 'sessions', 'events')
     const statement = build ? sealedMetricsStatement(req, bucketStarts, build) : metricsStatement(req)
     const rows = await c.get('runner').rows<Parameters<typeof assembleMetrics>[0][number]>(statement, run(c))
     describeRange(c, range)

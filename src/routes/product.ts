@@ -67,7 +67,7 @@ export function productRoutes(deps: ProductDeps) {
    * over the events. The routes over profiles read the numbered profiles after C from their snapshot.
    */
   const statementOf = async (c: Context<AppEnv>, timezone: string, sealed: FromBuild, events: () => Statement, live?: 'profiles'): Promise<Statement> => {
-    const build = sealed ? await sealedBuildFor(c, deps.sealed, timezone, live) : undefined
+    const build = sealed ? await sealedBuildFor(c, deps.sealed, timezone, ...(live ? [live] : [])) : undefined
     return build && sealed ? sealed(build) : events()
   }
   const windowOf = (c: Context<AppEnv>, q: RangeInput & { timezone?: string }, fallback: DefaultWindow): TimeRange => {

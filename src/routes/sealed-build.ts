@@ -7,10 +7,10 @@ import type { LivePart, SealedHistory } from '../services/sealed/index.ts'
 /**
  * The sealed build that answers for the request's project, saying so in X-Quarry-Sealed-Until (in
  * the request's timezone); undefined when there is no sealed history or no build holds. `live`: the
- * part after C the route reads from a snapshot, if any.
+ * parts after C the route reads from snapshots, if any.
  */
-export async function sealedBuildFor(c: Context<AppEnv>, sealed: SealedHistory | undefined, timezone: string, live?: LivePart): Promise<SealedBuild | undefined> {
-  const build = await sealed?.forRequest(c.get('project').id, { runner: c.get('runner'), signal: c.req.raw.signal, stats: c.get('stats') }, live)
+export async function sealedBuildFor(c: Context<AppEnv>, sealed: SealedHistory | undefined, timezone: string, ...live: LivePart[]): Promise<SealedBuild | undefined> {
+  const build = await sealed?.forRequest(c.get('project').id, { runner: c.get('runner'), signal: c.req.raw.signal, stats: c.get('stats') }, ...live)
   if (build) c.header('X-Quarry-Sealed-Until', isoWithOffset(build.closedAt.setZone(timezone)))
   return build
 }

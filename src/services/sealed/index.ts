@@ -8,6 +8,7 @@ import {
   readSealedLatest,
   sealedCrossingStatement,
   sealedLatestStatement,
+  sealedLiveEventsWriteStatement,
   sealedLiveWriteStatement,
   type SealedBuild,
   type SealedLatestRow,
@@ -20,11 +21,12 @@ import { dropBuildsBefore, sealProject } from './builder.ts'
 
 /**
  * The parts of what requests add after C, each snapshot written when a route first reads it: the
- * live sessions (metrics, breakdowns, charts), what /pages adds, and the numbered profiles the
- * product routes add.
+ * live sessions (metrics, breakdowns), the numbered events after C (metrics' revenue, charts), what
+ * /pages adds, and the numbered profiles the product routes add.
  */
 const LIVE_SNAPSHOTS = {
   sessions: sealedLiveWriteStatement,
+  events: sealedLiveEventsWriteStatement,
   pages: sealedLivePagesWriteStatement,
   profiles: sealedLiveProfilesWriteStatement,
 } as const
@@ -112,12 +114,12 @@ export class SealedHistory {
   }
 
   /**
-   * The build that answers a request for the project exactly, or undefined, with the stamp of the
-   * snapshot of the part after C the request reads. Its planning reads run on the request's runner.
-   * Schedules a build when the project has none, the data changed under it, or it is behind, unless
-   * the request only explains itself.
+   * The build that answers a request for the project exactly, or undefined, with the stamps of the
+   * snapshots of the parts after C the request reads: the events' as `eventsStamp`, another's as
+   * `liveStamp`. Its planning reads run on the request's runner. Schedules a build when the project
+   * has none, the data changed under it, or it is behind, unless the request only explains itself.
    */
-  async forRequest(projectId: string, run: Omit<RequestRun, 'timeoutS'>, part?: LivePart): Promise<SealedBuild | undefined> {
+  async forRequest(projectId: string, run: Omit<RequestRun, 'timeoutS'>, ...parts: LivePart[]): Promise<SealedBuild | undefined> {
     const planning = { ...run, timeoutS: this.opts.queryTimeoutS }
     const schedule = run.runner.dryRun ? () => {} : () => this.schedule(projectId)
     const build = await this.planner.newest(projectId, planning)
@@ -125,8 +127,12 @@ export class SealedHistory {
     if (!build || this.behind(projectId, build)) schedule()
     if (!build) return undefined
     if (await this.planner.holds(projectId, build, planning)) {
-      const liveStamp = part && (await this.planner.snapshot(projectId, build, planning, part))
-      return liveStamp === undefined ? build : { ...build, liveStamp }
+      const stamped = { ...build }
+      for (const part of parts) {
+        const stamp = await this.planner.snapshot(projectId, build, planning, part)
+        if (stamp !== undefined) stamped[part === 'events' ? 'eventsStamp' : 'liveStamp'] = stamp
+      }
+      return stamped
     }
     if (!run.runner.dryRun) this.planner.forget(projectId)
     schedule()
