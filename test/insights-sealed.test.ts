@@ -162,6 +162,34 @@ describe('breakdowns from the sealed history', () => {
   })
 })
 
+describe('breakdowns filtered on their own dimension, from the rollups', () => {
+  // Each filter set on the dimension's value or its prefix (a city's country), and one that is not.
+  const OWN: [string, Filter[]][] = [
+    ['country', [{ name: 'country', operator: 'is', value: ['US', 'SE'] }]],
+    ['browser', [{ name: 'browser', operator: 'isNot', value: ['Chrome'] }]],
+    ['city', [{ name: 'country', operator: 'isNot', value: ['DE'] }]],
+    ['region', [{ name: 'country', operator: 'is', value: ['US', 'SE'] }, { name: 'region', operator: 'isNotNull', value: [] }]],
+    ['country', [{ name: 'country', operator: 'isNot', value: ['DE'] }, { name: 'browser', operator: 'is', value: ['Chrome'] }]],
+  ]
+  cases(29, 6).forEach((c, i) => {
+    it(c.label.replace(/ \[.*$/, ''), async () => {
+      const data = model()
+      for (const [dimension, filters] of [OWN[i % OWN.length]!, OWN[(i + 2) % OWN.length]!]) {
+        const res = await get(c.project, dimension, { ...(c.query as object), filters, limit: 1000 })
+        expect(res.sealedUntil, dimension).toBe(C)
+        expect(res.body, `${dimension} ${JSON.stringify(filters)}`).toEqual(data.breakdown(c.project, dimension, c.w, filters))
+      }
+    })
+  })
+
+  it('a window of whole UTC days reads no sealed session, unless a filter is on another dimension', async () => {
+    const sql = async (dimension: string, filters: Filter[]) => (await h.get(U, dimension, { range: '30d', filters, explain: 'sql' })).body.sql.at(-1)
+    expect(await sql('country', OWN[0]![1])).not.toContain('FROM sealed_sessions')
+    expect(await sql('city', OWN[2]![1])).not.toContain('FROM sealed_sessions')
+    expect(await sql('country', OWN[4]![1])).toContain('FROM sealed_sessions')
+  })
+})
+
 describe('/metrics from the sealed history', () => {
   const INTERVALS: Interval[] = ['hour', 'day', 'week', 'month']
   // Besides the random windows, two whose hours the buckets and the window's start split: a

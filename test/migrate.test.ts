@@ -109,3 +109,27 @@ describe('the events_by_name projection (010)', () => {
     expect(await revenue()).toEqual(expected(events.filter((e) => e.revenue <= 600)))
   })
 })
+
+describe('the sealed columns a filtered window reads whole (035)', () => {
+  it('store the sessions times and the views times and numbers without ZSTD, and the views pages and titles as dictionaries', async () => {
+    const columns = await rt.runner.rows<{ table: string; name: string; type: string; compression_codec: string }>(
+      {
+        name: 'columns',
+        sql: `SELECT table, name, type, compression_codec FROM system.columns
+          WHERE database = currentDatabase() AND (table, name) IN [('sealed_sessions', 'created_at'), ('sealed_sessions', 'ended_at'),
+            ('sealed_page_views', 'created_at'), ('sealed_page_views', 'sno'), ('sealed_page_views', 'path'), ('sealed_page_views', 'title')]
+          ORDER BY table, name`,
+        params: {},
+      },
+      { timeoutS: 10 },
+    )
+    expect(columns).toEqual([
+      { table: 'sealed_page_views', name: 'created_at', type: "DateTime64(3, 'UTC')", compression_codec: 'CODEC(LZ4)' },
+      { table: 'sealed_page_views', name: 'path', type: 'LowCardinality(String)', compression_codec: 'CODEC(ZSTD(1))' },
+      { table: 'sealed_page_views', name: 'sno', type: 'UInt32', compression_codec: 'CODEC(LZ4)' },
+      { table: 'sealed_page_views', name: 'title', type: 'LowCardinality(String)', compression_codec: 'CODEC(ZSTD(1))' },
+      { table: 'sealed_sessions', name: 'created_at', type: "DateTime64(3, 'UTC')", compression_codec: 'CODEC(LZ4)' },
+      { table: 'sealed_sessions', name: 'ended_at', type: "DateTime64(3, 'UTC')", compression_codec: 'CODEC(LZ4)' },
+    ])
+  })
+})

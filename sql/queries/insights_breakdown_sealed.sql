@@ -5,6 +5,8 @@
 -- live sessions (the `live_part` slot, _sealed_breakdown_live.sql). A slot is empty where its part
 -- of the window is: each part read costs a query's fixed share even when it finds no row. Visitors
 -- are the union of the numbered visitors' bitmaps, plus the distinct visitors first seen after C.
+-- Filters all on the dimension's own value (or its prefix) keep or drop a rollup row whole: the rows
+-- take them as well (`rollup_filters`, on the rows' columns under the sessions' names: `rollups`).
 WITH
 {{live}}
 SELECT
@@ -19,9 +21,10 @@ SELECT
 FROM (
   SELECT prefix AS prefix_value, value AS name_value, sessions AS n, bounces, duration AS total_duration,
     pageviews AS views, revenue AS money, visitors AS bitmap, CAST([], 'Array(UInt128)') AS unnumbered
-  FROM sealed_rollups
+  FROM {{rollups}}
   WHERE project_id = {project:String} AND version = {version:UInt64} AND dimension = {dimension:String}
     AND {{> sealed_rollup_rows}}
+    {{rollup_filters}}
 {{sessions}}
 {{live_part}}
 )

@@ -97,11 +97,13 @@ function resolve(name: string, scope: FilterScope, params: SqlParams): Operand |
 }
 
 /**
- * What a filter name compares, as /pages reads it: a session attribute, an event attribute (with its
- * event column when it is one as it stands), a profile's; undefined for no such name.
+ * What a filter name compares, as /pages reads it: a session attribute (with its sessions column),
+ * an event attribute (with its event column when it is one as it stands), a profile's; undefined for
+ * no such name.
  */
 export function filterTarget(name: string): { level: Operand['level']; column?: string } | undefined {
   const operand = resolve(name, 'pageViews', new SqlParams())
+  if (operand?.level === 'session') return { level: 'session', column: operand.expr }
   return operand && { level: operand.level, ...(operand.column && !operand.wrap ? { column: operand.column } : {}) }
 }
 

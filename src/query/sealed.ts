@@ -2,7 +2,7 @@ import { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import { DIMENSIONS, type Dimension } from './dimensions.ts'
 import { UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
-import { UNINDEXED_SETS } from './filters.ts'
+import { filterTarget, UNINDEXED_SETS, type Filter } from './filters.ts'
 import { windowPlaceholders, type PageRequest } from './insights.ts'
 import { sealedSessionFilters } from './sealed-filters.ts'
 import { renderSql } from './sql-templates.ts'
@@ -138,14 +138,31 @@ export const sealedPeriods = (start: DateTime, end: DateTime, unit: number, clos
   wholePeriods(start, +end >= +closedAt ? ceilTo(closedAt, unit) : end, unit)
 
 /**
+ * The rollup rows with the columns a breakdown's filters compare under the sessions' names
+ * (`value AS country`), when every filter is on the dimension's own value or prefix: a session
+ * passes such a filter with all its rollup row's sessions or none. Otherwise undefined.
+ */
+function filteredRollups(dimension: Dimension, filters: readonly Filter[]): string | undefined {
+  const columns = new Map([[dimension.column, 'value'], ...(dimension.prefix ? [[dimension.prefix, 'prefix'] as const] : [])])
+  const onRow = (f: Filter) => {
+    const target = filterTarget(f.name)
+    return target?.level === 'session' && columns.has(target.column ?? '')
+  }
+  if (filters.length === 0 || !filters.every(onRow)) return undefined
+  return `(SELECT *, ${[...columns].map(([session, row]) => `${row} AS ${session}`).join(', ')} FROM sealed_rollups)`
+}
+
+/**
  * A breakdown from the sealed history. Whole UTC days before C come from the rollups (whole 8-day
- * blocks of them as blocks) unless the request filters (the rollups hold no filtered sums); the
- * rest of the window before C from the sealed sessions, and C on from the live sessions. The rollup
- * rows of C's own day and block hold only what was sealed before C, so a window that reaches C takes
- * them whole, and a window aligned on UTC days reads no sealed session at all.
+ * blocks of them as blocks) unless the request filters on anything but the dimension's own value
+ * (the rollups hold no other filtered sums); the rest of the window before C from the sealed
+ * sessions, and C on from the live sessions. The rollup rows of C's own day and block hold only what
+ * was sealed before C, so a window that reaches C takes them whole, and a window aligned on UTC days
+ * reads no sealed session at all.
  */
 export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest, build: SealedBuild): Statement {
-  const rollup = req.filters.length > 0
+  const rollups = filteredRollups(dimension, req.filters)
+  const rollup = req.filters.length > 0 && !rollups
     ? { from: req.range.start, to: req.range.start }
     : sealedPeriods(req.range.start, req.range.end, DAY_MS, build.closedAt)
   const blocks = sealedPeriods(rollup.from, rollup.to, BLOCK_MS, build.closedAt)
@@ -171,6 +188,8 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
       live: liveSource(build),
       prefix: dimension.prefix ? "nullIf(prefix_value, '')" : 'NULL',
       ...parts,
+      rollups: rollups ?? 'sealed_rollups',
+      rollup_filters: rollups ? filters.sealed : '',
       sessions: sealedSessions ? renderSql('_sealed_breakdown_sessions', parts) : '',
       live_part: liveSessions ? renderSql('_sealed_breakdown_live', parts) : '',
     }),
