@@ -19,31 +19,16 @@ WITH
   {{live_pages}},
   {{live_sessions}}
   parts AS (
-    SELECT origin, path, views, duration_ms, durations, titles, sessions, visitors,
-      toUInt64(0) AS new_sessions, toUInt64(0) AS new_visitors, entries, bounces
+    SELECT origin, path, views, duration_ms, durations, titles, {{day_sets}}, entries, bounces
     FROM sealed_page_days
     WHERE project_id = {project:String} AND version = {version:UInt64}
       AND ((days = 8 AND day >= toDate({blocks_from:DateTime64(3, 'UTC')}) AND day < toDate({blocks_to:DateTime64(3, 'UTC')}))
         OR (days = 1 AND ((day >= toDate({days_from:DateTime64(3, 'UTC')}) AND day < toDate({blocks_from:DateTime64(3, 'UTC')}))
           OR (day >= toDate({blocks_to:DateTime64(3, 'UTC')}) AND day < toDate({days_to:DateTime64(3, 'UTC')})))))
+{{edge_parts}}
     UNION ALL
     SELECT origin, path, count(), sum(ifNull(duration_ms, 0)), countIf(duration_ms IS NOT NULL), sumMapIf(map(title, toUInt64(1)), title != ''),
-      groupBitmapState(sno), groupBitmapState(vno), 0, 0, 0, 0
-    FROM sealed_page_views
-    WHERE project_id = {project:String} AND version = {version:UInt64} AND {{> sealed_page_edges}}
-      {{view_sessions}}
-    GROUP BY origin, path
-    UNION ALL
-    SELECT entry_origin, entry_path, 0, 0, 0, map(), groupBitmapStateIf(toUInt32(0), 0), groupBitmapStateIf(toUInt32(0), 0), 0, 0,
-      count(), countIf(is_bounce)
-    FROM sealed_sessions
-    WHERE project_id = {project:String} AND version = {version:UInt64} AND screen_view_count > 0 AND {{> sealed_page_edges}}
-      AND (created_at < {page_held_from:DateTime64(3, 'UTC')} OR session_key NOT IN held_out)
-      {{entry_sessions}}
-    GROUP BY entry_origin, entry_path
-    UNION ALL
-    SELECT origin, path, count(), sum(ifNull(duration_ms, 0)), countIf(duration_ms IS NOT NULL), sumMapIf(map(title, toUInt64(1)), title != ''),
-      groupBitmapStateIf(toUInt32(0), 0), groupBitmapStateIf(vno, known = 1), uniqExact(session_key), uniqExactIf(profile_key, known = 0), 0, 0
+      groupBitmapStateIf(toUInt32(0), 0), groupBitmapStateIf(vno, known = 1 {{live_unseen}}), uniqExact(session_key), uniqExactIf(profile_key, known = 0), 0, 0
     FROM live_pages
     WHERE kind = 1 AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
       {{live_view_sessions}}

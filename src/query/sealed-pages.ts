@@ -34,6 +34,8 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
   const days = bySession ? { from: start, to: start } : sealedPeriods(start, end, DAY_MS, build.closedAt)
   const blocks = sealedPeriods(days.from, days.to, BLOCK_MS, build.closedAt)
   const sealedTo = reachesC ? build.closedAt : end
+  const edges = +days.from > +start || +days.to < +sealedTo
+  const counted = reachesC && !bySession && !edges
   const params = new SqlParams()
   const filters = sealedPageFilters(req.filters, params, WINDOW_CONTEXT)
   const sessions = { session_filters: filters.sessions }
@@ -43,8 +45,14 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
       live_pages: renderSql(build.liveStamp === undefined ? '_sealed_live_pages' : '_sealed_live_pages_snapshot'),
       page_filters: filters.page,
       live_sessions: bySession ? `${renderSql('_sealed_live', attributeFragments)},` : '',
-      view_sessions: bySession ? renderSql('_sealed_page_view_sessions', sessions) : '',
-      entry_sessions: bySession ? filters.sessions : '',
+      day_sets: renderSql(counted ? '_sealed_page_day_counts' : '_sealed_page_day_sets'),
+      edge_parts: edges
+        ? renderSql('_sealed_page_edge_parts', {
+            view_sessions: bySession ? renderSql('_sealed_page_view_sessions', sessions) : '',
+            entry_sessions: bySession ? filters.sessions : '',
+          })
+        : '',
+      live_unseen: counted ? renderSql('_sealed_page_live_unseen') : '',
       live_view_sessions: bySession ? renderSql('_sealed_page_live_sessions', sessions) : '',
     }),
     params: {
