@@ -21,14 +21,11 @@ WITH
   parts AS (
     SELECT origin, path, views, duration_ms, durations, titles, {{day_sets}}, entries, bounces
     FROM sealed_page_days
-    WHERE project_id = {project:String} AND version = {version:UInt64}
-      AND ((days = 8 AND day >= toDate({blocks_from:DateTime64(3, 'UTC')}) AND day < toDate({blocks_to:DateTime64(3, 'UTC')}))
-        OR (days = 1 AND ((day >= toDate({days_from:DateTime64(3, 'UTC')}) AND day < toDate({blocks_from:DateTime64(3, 'UTC')}))
-          OR (day >= toDate({blocks_to:DateTime64(3, 'UTC')}) AND day < toDate({days_to:DateTime64(3, 'UTC')})))))
+    WHERE {{> sealed_page_day_rows}}
 {{edge_parts}}
     UNION ALL
     SELECT origin, path, count(), sum(ifNull(duration_ms, 0)), countIf(duration_ms IS NOT NULL), sumMapIf(map(title, toUInt64(1)), title != ''),
-      groupBitmapStateIf(toUInt32(0), 0), groupBitmapStateIf(vno, known = 1 {{live_unseen}}), uniqExact(session_key), uniqExactIf(profile_key, known = 0), 0, 0
+      groupBitmapStateIf(toUInt32(0), 0), {{live_visitors}}, uniqExact(session_key), uniqExactIf(profile_key, known = 0), 0, 0
     FROM live_pages
     WHERE kind = 1 AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
       {{live_view_sessions}}
@@ -40,6 +37,7 @@ WITH
     WHERE kind = 2 AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
       {{live_view_sessions}}
     GROUP BY origin, path
+{{unseen_part}}
   ),
   pages AS (
     SELECT origin, path,

@@ -1,17 +1,15 @@
 -- A build's pairs of page and session number, and of page and visitor number, counted on the UTC
--- day of their last view before C (sql/schema/034_sealed_page_last.sql): the same numbers the day
--- rows' bitmaps hold, views without a session as session 0.
+-- day of their last view before C (sql/schema/034_sealed_page_last.sql): from each page's day rows,
+-- latest first, the size of the union of its bitmaps so far less that of the day after. The
+-- unions grow in place, a row at a time (L: 1.0 s of CPU; grouping the 9M views by page and number
+-- instead took 42 s).
 INSERT INTO sealed_page_days (project_id, version, days, day, origin, path, sessions_last, visitors_last)
-SELECT {project:String}, {version:UInt64}, 1, day, origin, path, countIf(kind = 0), countIf(kind = 1)
+SELECT {project:String}, {version:UInt64}, 1, day, origin, path,
+  sessions - lagInFrame(sessions, 1, 0) OVER later, visitors - lagInFrame(visitors, 1, 0) OVER later
 FROM (
-  SELECT 0 AS kind, origin, path, toDate(max(created_at)) AS day
-  FROM sealed_page_views
-  WHERE project_id = {project:String} AND version = {version:UInt64}
-  GROUP BY origin, path, sno
-  UNION ALL
-  SELECT 1, origin, path, toDate(max(created_at))
-  FROM sealed_page_views
-  WHERE project_id = {project:String} AND version = {version:UInt64}
-  GROUP BY origin, path, vno
+  SELECT day, origin, path, groupBitmapMerge(sessions) OVER later AS sessions, groupBitmapMerge(visitors) OVER later AS visitors
+  FROM sealed_page_days
+  WHERE project_id = {project:String} AND version = {version:UInt64} AND days = 1 AND views > 0
+  WINDOW later AS (PARTITION BY origin, path ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )
-GROUP BY day, origin, path
+WINDOW later AS (PARTITION BY origin, path ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)

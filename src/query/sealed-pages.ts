@@ -25,7 +25,9 @@ export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBu
  * of them as blocks; C's own day and block hold only what came before C, so a window that reaches C
  * takes them whole. The rest of the window before C comes from the views and sessions, from C on
  * from the events (as the planner wrote them for their present state, when it did). Filters on
- * session attributes leave the day rows out: the views and entries are kept by their session.
+ * session attributes leave the day rows out: the views and entries are kept by their session. A
+ * window whose whole days reach C with nothing before C outside them counts its sessions and
+ * visitors before C from the day rows (`counted`) instead of merging their bitmaps.
  */
 export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Statement {
   const { start, end } = req.range
@@ -52,7 +54,8 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
             entry_sessions: bySession ? filters.sessions : '',
           })
         : '',
-      live_unseen: counted ? renderSql('_sealed_page_live_unseen') : '',
+      live_visitors: counted ? 'groupBitmapStateIf(toUInt32(0), 0)' : 'groupBitmapStateIf(vno, known = 1)',
+      unseen_part: counted ? renderSql('_sealed_page_unseen') : '',
       live_view_sessions: bySession ? renderSql('_sealed_page_live_sessions', sessions) : '',
     }),
     params: {
