@@ -37,7 +37,6 @@ WITH
     WHERE kind = 2 AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
       {{live_view_sessions}}
     GROUP BY origin, path
-{{unseen_part}}
   ),
   pages AS (
     SELECT origin, path,

@@ -7,3 +7,9 @@
 ALTER TABLE sealed_page_days ADD COLUMN IF NOT EXISTS sessions_last UInt64 DEFAULT 0;
 
 ALTER TABLE sealed_page_days ADD COLUMN IF NOT EXISTS visitors_last UInt64 DEFAULT 0;
+
+-- The last UTC day before C on which each numbered visitor of a view after C viewed its page, among
+-- the build's last days (sql/queries/_sealed_page_seen.sql): a window counted from its day rows
+-- adds the visitors after C not seen on its days. Snapshots written before this are not read (a
+-- process reads only its own).
+ALTER TABLE sealed_live_pages ADD COLUMN IF NOT EXISTS seen Date DEFAULT 0;

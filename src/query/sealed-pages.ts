@@ -17,8 +17,14 @@ export const sealedPagesAnswer = (req: PageRequest): boolean => sealedPageFilter
 export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBuild, stamp: number): Statement => ({
   name: 'sealed_live_pages_write',
   sql: renderSql('sealed_live_pages_write'),
-  params: { project: projectId, version: build.version, stamp, closed: clickhouseInstant(build.closedAt), held_out: build.pageHeld, page_held_from: clickhouseInstant(build.pageHeldFrom) },
+  params: { project: projectId, version: build.version, stamp, closed: clickhouseInstant(build.closedAt), held_out: build.pageHeld, page_held_from: clickhouseInstant(build.pageHeldFrom), seen_days: SEEN_DAYS },
 })
+
+/**
+ * How many UTC days before C's own the visitors after C are looked up in (sql/queries/_sealed_page_seen.sql):
+ * the windows of the last month and less, from whole days to C, are counted from the day rows.
+ */
+const SEEN_DAYS = 31
 
 /**
  * /pages from the sealed history. Whole UTC days before C come from the day rows, whole 8-day blocks
@@ -37,7 +43,7 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
   const blocks = sealedPeriods(days.from, days.to, BLOCK_MS, build.closedAt)
   const sealedTo = reachesC ? build.closedAt : end
   const edges = +days.from > +start || +days.to < +sealedTo
-  const counted = reachesC && !bySession && !edges
+  const counted = reachesC && !bySession && !edges && +days.from >= +build.closedAt.startOf('day').minus({ days: SEEN_DAYS })
   const params = new SqlParams()
   const filters = sealedPageFilters(req.filters, params, WINDOW_CONTEXT)
   const sessions = { session_filters: filters.sessions }
@@ -54,8 +60,7 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
             entry_sessions: bySession ? filters.sessions : '',
           })
         : '',
-      live_visitors: counted ? 'groupBitmapStateIf(toUInt32(0), 0)' : 'groupBitmapStateIf(vno, known = 1)',
-      unseen_part: counted ? renderSql('_sealed_page_unseen') : '',
+      live_visitors: `groupBitmapStateIf(vno, known = 1${counted ? " AND seen < toDate({days_from:DateTime64(3, 'UTC')})" : ''})`,
       live_view_sessions: bySession ? renderSql('_sealed_page_live_sessions', sessions) : '',
     }),
     params: {
@@ -75,6 +80,7 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
       held_from: clickhouseInstant(build.heldFrom),
       sessions_from: clickhouseInstant(overlapStart(build, start)),
       ...(build.liveStamp === undefined ? {} : { stamp: build.liveStamp }),
+      seen_days: SEEN_DAYS,
       limit: req.limit,
       offset: req.offset,
     },
