@@ -67,7 +67,7 @@ const ROLLUP_FRAGMENTS = (() => {
 })()
 
 /** The page tables, in order: the held-out sessions first, which the others leave out. */
-const PAGE_STEPS = ['held', 'keys', 'views', 'days', 'entries', 'last', 'blocks'].map((part) => `sealed_build_page_${part}`)
+const PAGE_STEPS = ['held', 'keys', 'views', 'days', 'entries', 'blocks'].map((part) => `sealed_build_page_${part}`)
 
 const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 
