@@ -2,9 +2,11 @@
 -- rows as insights_pages, for any window. Before C, whole UTC days come from the day rows (whole
 -- 8-day blocks of them as blocks) and the rest of the window (`edges`: up to a zone's midnight or
 -- an ISO instant, and up to the window's end when it ends before C) from the views and sessions
--- themselves; a page's sessions and visitors are unions of their sets of numbers. `live_pages` is what the build leaves out (the events from C on,
--- and the held-out sessions whole), as written for the state of the events after C, or computed
--- (_sealed_live_pages.sql); its visitors without a number (first seen after C) are counted apart.
+-- themselves; a page's sessions and visitors are unions of their sets of numbers, or, for whole
+-- days to C and nothing before them (`day_sets`: _sealed_page_day_counts.sql), sums of counts.
+-- `live_pages` is what the build leaves out (the events from C on, and the held-out sessions
+-- whole), as written for the state of the events after C, or computed (_sealed_live_pages.sql);
+-- its visitors without a number (first seen after C) are counted apart.
 -- Filters on a view's origin or path are filters on the page (`page_filters`, before the bitmaps of
 -- the pages left out are merged): a page that passes passes with all its views, and a session
 -- entering on it with its entry. Filters on session attributes keep the views and entries of the
@@ -19,7 +21,9 @@ WITH
   {{live_pages}},
   {{live_sessions}}
   parts AS (
-    SELECT origin, path, views, duration_ms, durations, titles, {{day_sets}}, entries, bounces
+    SELECT origin, path, views, duration_ms, durations, titles,
+      {{day_sets}},
+      entries, bounces
     FROM sealed_page_days
     WHERE {{> sealed_page_day_rows}}
 {{edge_parts}}

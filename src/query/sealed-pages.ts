@@ -13,18 +13,18 @@ import { clickhouseInstant } from './time-range.ts'
  */
 export const sealedPagesAnswer = (req: PageRequest): boolean => sealedPageFiltering(req.filters) !== undefined
 
+/**
+ * How many UTC days before C's own the visitors after C are looked up in (sql/queries/_sealed_page_seen.sql):
+ * windows of whole days to C that start no earlier are counted from the day rows.
+ */
+const SEEN_DAYS = 31
+
 /** Writes what /pages adds after C for a build under a stamp (sql/queries/sealed_live_pages_write.sql). */
 export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBuild, stamp: number): Statement => ({
   name: 'sealed_live_pages_write',
   sql: renderSql('sealed_live_pages_write'),
   params: { project: projectId, version: build.version, stamp, closed: clickhouseInstant(build.closedAt), held_out: build.pageHeld, page_held_from: clickhouseInstant(build.pageHeldFrom), seen_days: SEEN_DAYS },
 })
-
-/**
- * How many UTC days before C's own the visitors after C are looked up in (sql/queries/_sealed_page_seen.sql):
- * the windows of the last month and less, from whole days to C, are counted from the day rows.
- */
-const SEEN_DAYS = 31
 
 /**
  * /pages from the sealed history. Whole UTC days before C come from the day rows, whole 8-day blocks
