@@ -47,6 +47,9 @@ const SEAMS: EventRow[] = [
   // A visitor before C and again after it, in two sessions.
   extra('rx-r1', 'rx-p3', '2026-04-12T10:00:00Z'),
   extra('rx-r2', 'rx-p3', '2026-04-14T21:30:00Z'),
+  // One whose views before C are over a month before it: windows that long merge the bitmaps.
+  extra('rx-o1', 'rx-p8', '2026-03-01T10:00:00Z'),
+  extra('rx-o2', 'rx-p8', '2026-04-14T21:40:00Z'),
   // Sessions without views, before C and after it, and one that enters on the page with empty
   // origin and path and does not bounce: counted as entries, the others would make it bounce.
   extra('rx-noview', 'rx-p5', '2026-04-12T11:00:00Z', { name: 'click', path: '', origin: '', properties: {} }),
@@ -113,6 +116,7 @@ describe('answers from the sealed history', () => {
     ['UTC 3m', U, { range: '3m' }, windowOf('2026-01-14T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
     ['UTC month to date', U, { range: 'monthToDate' }, windowOf('2026-04-01T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
     ['UTC today, C inside it', U, { range: 'today' }, windowOf('2026-04-14T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
+    ['UTC from the day rx-p3 last viewed /rx/a before returning after C', U, { startDate: '2026-04-12', endDate: '2026-04-14' }, windowOf('2026-04-12T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
     ['UTC from the day of the session on two days', U, { startDate: '2026-04-11', endDate: '2026-04-14' }, windowOf('2026-04-11T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
     ['Stockholm 30d, over DST', S, { range: '30d' }, windowOf('2026-03-16T00:00:00+01:00', '2026-04-16T00:00:00+02:00', 'Europe/Stockholm'), C_STHLM],
     ['a UTC project read in Stockholm: midnights an hour off UTC days', U, { range: '30d', timezone: 'Europe/Stockholm' }, windowOf('2026-03-16T00:00:00+01:00', '2026-04-16T00:00:00+02:00', 'Europe/Stockholm'), C_UTC],

@@ -2,9 +2,11 @@
 -- rows as insights_pages, for any window. Before C, whole UTC days come from the day rows (whole
 -- 8-day blocks of them as blocks) and the rest of the window (`edges`: up to a zone's midnight or
 -- an ISO instant, and up to the window's end when it ends before C) from the views and sessions
--- themselves; a page's sessions and visitors are unions of their sets of numbers. `live_pages` is what the build leaves out (the events from C on,
--- and the held-out sessions whole), as written for the state of the events after C, or computed
--- (_sealed_live_pages.sql); its visitors without a number (first seen after C) are counted apart.
+-- themselves; a page's sessions and visitors are unions of their sets of numbers, or, for whole
+-- days to C and nothing before them (`day_sets`: _sealed_page_day_counts.sql), sums of counts.
+-- `live_pages` is what the build leaves out (the events from C on, and the held-out sessions
+-- whole), as written for the state of the events after C, or computed (_sealed_live_pages.sql);
+-- its visitors without a number (first seen after C) are counted apart.
 -- Filters on a view's origin or path are filters on the page (`page_filters`, before the bitmaps of
 -- the pages left out are merged): a page that passes passes with all its views, and a session
 -- entering on it with its entry. Filters on session attributes keep the views and entries of the
@@ -13,39 +15,21 @@
 -- build to what came before; the planner (src/services/sealed) checks that first. The held-out keys
 -- come as decimal strings: JSON has no 128-bit numbers, and explain=sql must show parameters that run
 -- as shown. They all began at page_held_from or later: the sessions before it skip the check (L, 30d,
--- one country: the entries' branch 551 -> 252 ms of CPU). The views' bitmaps are built from their
--- sorted numbers, as _sealed_breakdown_sessions.sql builds them (L, 30d, one country: 2,098 -> 1,582
--- ms of CPU for the statement).
+-- one country: the entries' branch 551 -> 252 ms of CPU).
 WITH
   arrayMap(key -> toUInt128(key), {held_out:Array(String)}) AS held_out,
   {{live_pages}},
   {{live_sessions}}
   parts AS (
-    SELECT origin, path, views, duration_ms, durations, titles, sessions, visitors,
-      toUInt64(0) AS new_sessions, toUInt64(0) AS new_visitors, entries, bounces
+    SELECT origin, path, views, duration_ms, durations, titles,
+      {{day_sets}},
+      entries, bounces
     FROM sealed_page_days
-    WHERE project_id = {project:String} AND version = {version:UInt64}
-      AND ((days = 8 AND day >= toDate({blocks_from:DateTime64(3, 'UTC')}) AND day < toDate({blocks_to:DateTime64(3, 'UTC')}))
-        OR (days = 1 AND ((day >= toDate({days_from:DateTime64(3, 'UTC')}) AND day < toDate({blocks_from:DateTime64(3, 'UTC')}))
-          OR (day >= toDate({blocks_to:DateTime64(3, 'UTC')}) AND day < toDate({days_to:DateTime64(3, 'UTC')})))))
+    WHERE {{> sealed_page_day_rows}}
+{{edge_parts}}
     UNION ALL
     SELECT origin, path, count(), sum(ifNull(duration_ms, 0)), countIf(duration_ms IS NOT NULL), sumMapIf(map(title, toUInt64(1)), title != ''),
-      bitmapBuild(arraySort(groupArray(sno))), bitmapBuild(arraySort(groupArray(vno))), 0, 0, 0, 0
-    FROM sealed_page_views
-    WHERE project_id = {project:String} AND version = {version:UInt64} AND {{> sealed_page_edges}}
-      {{view_sessions}}
-    GROUP BY origin, path
-    UNION ALL
-    SELECT entry_origin, entry_path, 0, 0, 0, map(), groupBitmapStateIf(toUInt32(0), 0), groupBitmapStateIf(toUInt32(0), 0), 0, 0,
-      count(), countIf(is_bounce)
-    FROM sealed_sessions
-    WHERE project_id = {project:String} AND version = {version:UInt64} AND screen_view_count > 0 AND {{> sealed_page_edges}}
-      AND (created_at < {page_held_from:DateTime64(3, 'UTC')} OR session_key NOT IN held_out)
-      {{entry_sessions}}
-    GROUP BY entry_origin, entry_path
-    UNION ALL
-    SELECT origin, path, count(), sum(ifNull(duration_ms, 0)), countIf(duration_ms IS NOT NULL), sumMapIf(map(title, toUInt64(1)), title != ''),
-      groupBitmapStateIf(toUInt32(0), 0), groupBitmapStateIf(vno, known = 1), uniqExact(session_key), uniqExactIf(profile_key, known = 0), 0, 0
+      groupBitmapStateIf(toUInt32(0), 0), {{live_visitors}}, uniqExact(session_key), uniqExactIf(profile_key, known = 0), 0, 0
     FROM live_pages
     WHERE kind = 1 AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
       {{live_view_sessions}}

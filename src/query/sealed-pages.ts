@@ -13,11 +13,17 @@ import { clickhouseInstant } from './time-range.ts'
  */
 export const sealedPagesAnswer = (req: PageRequest): boolean => sealedPageFiltering(req.filters) !== undefined
 
+/**
+ * How many UTC days before C's own the visitors after C are looked up in (sql/queries/_sealed_page_seen.sql):
+ * windows of whole days to C that start no earlier are counted from the day rows.
+ */
+const SEEN_DAYS = 31
+
 /** Writes what /pages adds after C for a build under a stamp (sql/queries/sealed_live_pages_write.sql). */
 export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBuild, stamp: number): Statement => ({
   name: 'sealed_live_pages_write',
   sql: renderSql('sealed_live_pages_write'),
-  params: { project: projectId, version: build.version, stamp, closed: clickhouseInstant(build.closedAt), held_out: build.pageHeld, page_held_from: clickhouseInstant(build.pageHeldFrom) },
+  params: { project: projectId, version: build.version, stamp, closed: clickhouseInstant(build.closedAt), held_out: build.pageHeld, page_held_from: clickhouseInstant(build.pageHeldFrom), seen_days: SEEN_DAYS },
 })
 
 /**
@@ -25,7 +31,9 @@ export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBu
  * of them as blocks; C's own day and block hold only what came before C, so a window that reaches C
  * takes them whole. The rest of the window before C comes from the views and sessions, from C on
  * from the events (as the planner wrote them for their present state, when it did). Filters on
- * session attributes leave the day rows out: the views and entries are kept by their session.
+ * session attributes leave the day rows out: the views and entries are kept by their session. A
+ * window whose whole days reach C with nothing before C outside them counts its sessions and
+ * visitors before C from the day rows (`counted`) instead of merging their bitmaps.
  */
 export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Statement {
   const { start, end } = req.range
@@ -34,6 +42,8 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
   const days = bySession ? { from: start, to: start } : sealedPeriods(start, end, DAY_MS, build.closedAt)
   const blocks = sealedPeriods(days.from, days.to, BLOCK_MS, build.closedAt)
   const sealedTo = reachesC ? build.closedAt : end
+  const edges = +days.from > +start || +days.to < +sealedTo
+  const counted = reachesC && !bySession && !edges && +days.from >= +build.closedAt.startOf('day').minus({ days: SEEN_DAYS })
   const params = new SqlParams()
   const filters = sealedPageFilters(req.filters, params, WINDOW_CONTEXT)
   const sessions = { session_filters: filters.sessions }
@@ -43,8 +53,14 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
       live_pages: renderSql(build.liveStamp === undefined ? '_sealed_live_pages' : '_sealed_live_pages_snapshot'),
       page_filters: filters.page,
       live_sessions: bySession ? `${renderSql('_sealed_live', attributeFragments)},` : '',
-      view_sessions: bySession ? renderSql('_sealed_page_view_sessions', sessions) : '',
-      entry_sessions: bySession ? filters.sessions : '',
+      day_sets: renderSql(counted ? '_sealed_page_day_counts' : '_sealed_page_day_sets'),
+      edge_parts: edges
+        ? renderSql('_sealed_page_edge_parts', {
+            view_sessions: bySession ? renderSql('_sealed_page_view_sessions', sessions) : '',
+            entry_sessions: bySession ? filters.sessions : '',
+          })
+        : '',
+      live_visitors: `groupBitmapStateIf(vno, known = 1${counted ? " AND seen < toDate({days_from:DateTime64(3, 'UTC')})" : ''})`,
       live_view_sessions: bySession ? renderSql('_sealed_page_live_sessions', sessions) : '',
     }),
     params: {
@@ -64,6 +80,7 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
       held_from: clickhouseInstant(build.heldFrom),
       sessions_from: clickhouseInstant(overlapStart(build, start)),
       ...(build.liveStamp === undefined ? {} : { stamp: build.liveStamp }),
+      seen_days: SEEN_DAYS,
       limit: req.limit,
       offset: req.offset,
     },
