@@ -2,7 +2,6 @@
 -- (see sealed_live_profiles): what _profile_numbered.sql computes per request, for every window
 -- and timezone at once, so that requests read a few thousand rows instead of sealed_visitors' index
 -- (charts too, by key).
--- A profile first seen after C is numbered from 2^31 on (sealed numbers count visitors, far below).
 INSERT INTO sealed_live_profiles (project_id, version, stamp, identified, hour, first_at, vno, profile_key)
 WITH
   after AS (
@@ -12,14 +11,8 @@ WITH
     WHERE project_id = {project:String} AND created_at >= {closed:DateTime64(3, 'UTC')} AND profile_id != ''
     GROUP BY profile_key, identified, hour
   ),
-  numbers AS (
-    SELECT profile_key, if(v.vno != 0, v.vno, toUInt32(2147483648 + row_number() OVER (ORDER BY profile_key))) AS vno
-    FROM (SELECT DISTINCT profile_key FROM after) AS t
-    LEFT JOIN (
-      SELECT profile_key, min(vno) AS vno FROM sealed_visitors
-      WHERE project_id = {project:String} AND profile_key IN (SELECT profile_key FROM after)
-      GROUP BY profile_key
-    ) AS v USING (profile_key)
+  profiled AS (SELECT profile_key FROM after),
+  numbers AS ({{> live_profile_numbers}}
   )
 SELECT {project:String}, {version:UInt64}, {stamp:UInt64}, a.identified, a.hour, a.first_at, n.vno, a.profile_key
 FROM after AS a
