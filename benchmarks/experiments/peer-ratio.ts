@@ -14,7 +14,7 @@ import { DIMENSIONS } from '../../src/query/dimensions.ts'
 import { runBare } from '../lib/bare.ts'
 import { buildPeer, peerFor, type PeerStatement } from '../lib/peer.ts'
 import { sealedProjectApp } from '../lib/sealed-project.ts'
-import { round } from '../lib/stats.ts'
+import { quantile, round } from '../lib/stats.ts'
 
 const [dir, project, runsArg = '9'] = process.argv.slice(2)
 if (!dir || !project) throw new Error('usage: peer-ratio.ts DATA_DIR PROJECT [RUNS]')
@@ -67,7 +67,7 @@ for (let i = 0; i <= runs; i++) {
     }
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
+const median = (xs: number[]) => quantile(xs, 0.5)
 console.log(`${project}, ${window.startDate} – ${window.endDate} (UTC), clock ${clock.toISO()}, medians of ${runs} rounds, load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}\n`)
 console.log('| route | Quarry ms (CPU) | peer ms (CPU) | peer / Quarry |\n|---|--:|--:|--:|')
 for (const { route } of cells) {

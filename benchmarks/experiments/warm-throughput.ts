@@ -29,7 +29,7 @@ import { SealedHistory } from '../../src/services/sealed/index.ts'
 import { openSealedProject } from '../lib/sealed-project.ts'
 import { agent, get } from '../lib/http.mjs'
 import { runLoadWorker } from '../lib/run-load-worker.ts'
-import { round, summarize } from '../lib/stats.ts'
+import { quantile, round, summarize } from '../lib/stats.ts'
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -109,8 +109,7 @@ for (let i = 1; i <= Number(values.rounds); i++) {
   console.log(`round ${i}: warm / healthz = ${ratios.at(-1)}`)
   if (values.uncached) await run('uncached', i, paths.map((p) => `http://127.0.0.1:${plain.port}${p}`), headers)
 }
-const sorted = [...ratios].sort((a, b) => a - b)
-console.log(`warm / healthz per round: ${ratios.join(', ')}; median ${sorted[sorted.length >> 1]}`)
+console.log(`warm / healthz per round: ${ratios.join(', ')}; median ${quantile(ratios, 0.5)}`)
 if (values.out) writeFileSync(`benchmarks/results/${values.out}.json`, JSON.stringify({ dir, project, window, concurrency, seconds: durationMs / 1000, phases, ratios }, null, 1))
 await cached.shutdown(1000)
 await plain.shutdown(1000)
