@@ -127,11 +127,12 @@ export class SealedHistory {
     if (!build || this.behind(projectId, build)) schedule()
     if (!build) return undefined
     if (await this.planner.holds(projectId, build, planning)) {
+      // The parts are written apart: on a ClickHouse server, at once.
+      const stamps = await Promise.all(parts.map((part) => this.planner.snapshot(projectId, build, planning, part)))
       const stamped = { ...build }
-      for (const part of parts) {
-        const stamp = await this.planner.snapshot(projectId, build, planning, part)
-        if (stamp !== undefined) stamped[part === 'events' ? 'eventsStamp' : 'liveStamp'] = stamp
-      }
+      parts.forEach((part, i) => {
+        if (stamps[i] !== undefined) stamped[part === 'events' ? 'eventsStamp' : 'liveStamp'] = stamps[i]
+      })
       return stamped
     }
     if (!run.runner.dryRun) this.planner.forget(projectId)
