@@ -41,6 +41,9 @@ const SEAMS: EventRow[] = [
   // Sealed whole, begun before 20:00 and paying after it: a filtered revenue from 20:00 counts it.
   extra('sx-pay', 'sx-p7', '2026-04-14T19:50:00Z', { country: 'SE' }),
   extra('sx-pay', 'sx-p7', '2026-04-14T20:10:00Z', { name: 'revenue', revenue: 450, path: '' }),
+  // Sealed whole across a UTC midnight, paying after it: a window from that midnight counts its revenue, not the session.
+  extra('sx-night', 'sx-p9', '2026-04-09T23:50:00Z', { country: 'SE', city: 'Lund' }),
+  extra('sx-night', 'sx-p9', '2026-04-10T00:10:00Z', { name: 'revenue', revenue: 250, path: '', country: 'NO' }),
   // A visitor seen before C, back after it in a new session; one first seen after C.
   extra('sx-r1', 'sx-p3', '2026-04-12T10:00:00Z'),
   extra('sx-r2', 'sx-p3', '2026-04-14T21:30:00Z', { country: 'DK' }),
@@ -328,6 +331,64 @@ describe('/metrics from the sealed history', () => {
     const res = await get(U, 'metrics', { startDate: '2026-04-14T20:00:00Z', endDate: '2026-04-14T22:59:59.999Z', filters, interval: 'hour' })
     expect(res.sealedUntil).toBe(C)
     expect(res.body.metrics.total_revenue).toBe(model().metricValues(U, w, filters).total_revenue)
+  })
+})
+
+describe('/metrics filtered on one dimension, from its rollups', () => {
+  // Each set on one dimension's value or its prefix (a region's country); the last on two dimensions.
+  const OWN: Filter[][] = [
+    [{ name: 'country', operator: 'is', value: ['US', 'SE'] }],
+    [{ name: 'browser', operator: 'isNot', value: ['Chrome'] }],
+    [{ name: 'country', operator: 'is', value: ['SE'] }, { name: 'region', operator: 'isNotNull', value: [] }],
+    [{ name: 'city', operator: 'is', value: ['Lund'] }],
+    [{ name: 'country', operator: 'isNot', value: ['DE'] }, { name: 'browser', operator: 'is', value: ['Chrome'] }],
+  ]
+  const utc = (start: string, end: string): Window => ({ start: Date.parse(start), end: Date.parse(end), timezone: 'UTC' })
+  // Whole UTC days to C, from a midnight that sx-night pays after, and ending before C on a midnight.
+  const DAYS: [Query, Window][] = [
+    [{ range: '30d' }, utc('2026-03-15T00:00:00Z', '2026-04-15T00:00:00Z')],
+    [{ range: 'today' }, utc('2026-04-14T00:00:00Z', '2026-04-15T00:00:00Z')],
+    [{ startDate: '2026-04-10', endDate: '2026-04-14' }, utc('2026-04-10T00:00:00Z', '2026-04-15T00:00:00Z')],
+    [{ startDate: '2026-03-01', endDate: '2026-04-09' }, utc('2026-03-01T00:00:00Z', '2026-04-10T00:00:00Z')],
+  ]
+  it('over whole UTC days, each bucket and the previous window', async () => {
+    const data = model()
+    expect(data.metricValues(U, DAYS[2]![1], OWN[0]).total_revenue).toBeGreaterThanOrEqual(250)
+    for (const filters of OWN) {
+      for (const [query, w] of DAYS) {
+        for (const interval of ['day', 'week', 'month'] as Interval[]) {
+          const res = await get(U, 'metrics', { ...(query as object), filters, interval, previous: 'true' })
+          expect(res.sealedUntil).toBe(C)
+          const previous: Window = { start: 2 * w.start - w.end, end: w.start, timezone: 'UTC' }
+          const expected = { ...data.metrics(U, w, interval, filters), previous: data.metricValues(U, previous, filters) }
+          expect(res.body, `${JSON.stringify(query)} ${interval} ${JSON.stringify(filters)}`).toEqual(expected)
+        }
+      }
+    }
+  })
+
+  cases(37, 8).forEach((c, i) => {
+    it(c.label.replace(/ \[.*$/, ''), async () => {
+      const data = model()
+      const days = (c.w.end - c.w.start) / 86_400_000
+      const filters = OWN[i % OWN.length]!
+      for (const interval of (['hour', 'day'] as Interval[]).filter((x) => x !== 'hour' || days <= 40)) {
+        const res = await get(c.project, 'metrics', { ...(c.query as object), filters, interval })
+        expect(res.sealedUntil).toBe(C)
+        expect(res.body, `${interval} ${JSON.stringify(filters)}`).toEqual(data.metrics(c.project, c.w, interval, filters))
+      }
+    })
+  })
+
+  it('reads no sealed session over whole UTC days, unless the days split or a filter is on another dimension', async () => {
+    const sql = async (query: Query, filters: Filter[]) => (await h.get(U, 'metrics', { ...(query as object), filters, explain: 'sql' })).body.sql.at(-1)
+    const days = await sql({ range: '30d' }, OWN[0]!)
+    expect(days).not.toContain('FROM sealed_sessions')
+    expect(days).toContain('FROM sealed_dimension_revenue')
+    expect(await sql({ range: '30d' }, OWN[2]!)).not.toContain('FROM sealed_sessions')
+    expect(await sql({ range: '30d', timezone: 'Europe/Stockholm' }, OWN[0]!)).toContain('FROM sealed_sessions')
+    expect(await sql({ range: '7d', interval: 'hour' }, OWN[0]!)).toContain('FROM sealed_sessions')
+    expect(await sql({ range: '30d' }, OWN[4]!)).toContain('FROM sealed_sessions')
   })
 })
 

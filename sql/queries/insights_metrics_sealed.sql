@@ -33,9 +33,10 @@ FROM (
     sum(event_revenue) AS money, groupBitmapMergeState(visitors) AS bitmap, CAST([], 'Array(UInt128)') AS unnumbered
   FROM (
     SELECT period AS created_at, sessions, bounces AS bounced, duration, pageviews, event_revenue, visitors
-    FROM sealed_rollups
-    WHERE project_id = {project:String} AND version = {version:UInt64} AND dimension = ''
+    FROM {{rollups}}
+    WHERE project_id = {project:String} AND version = {version:UInt64} AND dimension = {dimension:String}
       AND {{> sealed_rollup_rows}}{{rollup_holes}}
+      {{rollup_filters}}
   )
   GROUP BY period, bucket
 {{sessions}}

@@ -1,9 +1,10 @@
 import type { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
+import { DIMENSIONS } from './dimensions.ts'
 import { compileFilters, UNINDEXED_SETS } from './filters.ts'
 import { bucketExpression } from './insights.ts'
 import { filtersPages, type MetricsRequest } from './metrics.ts'
-import { earlier, holeConditions, HOUR_MS, liveSource, onUtcHour, sealedPlaceholders, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
+import { earlier, filteredRows, holeConditions, HOUR_MS, liveSource, onUtcHour, sealedPlaceholders, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
 import { sealedPageFiltering, sealedRevenueFilters, sealedSessionFilters } from './sealed-filters.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
@@ -18,18 +19,37 @@ export function hourlyTotalsAnswer(req: MetricsRequest, bucketStarts: readonly D
 }
 
 /**
+ * The dimension whose day rows answer a /metrics window filtered on its value or prefix alone (a
+ * country's: `country is US`), when whole UTC days are the window's whole sealed part, each bucket
+ * starting on a UTC midnight: the sessions from its rollups, the revenue from its revenue by day and
+ * value, no sealed session read (L, 30d, `country is US`: see benchmarks/README.md).
+ */
+function dimensionDays(req: MetricsRequest, bucketStarts: readonly DateTime[], build: SealedBuild, earliest: DateTime) {
+  const dimension = DIMENSIONS.find((d) => d.filterable && filteredRows(d, req.filters, '') !== undefined)
+  if (!dimension) return undefined
+  const sealed = { from: earliest, to: earlier(req.range.end, build.closedAt) }
+  const days = wholeDays(req.range.start, bucketStarts, sealed, build.closedAt)
+  return +days.from === +sealed.from && +days.to >= +sealed.to ? { dimension, days } : undefined
+}
+
+/**
  * /metrics from the sealed history. With filters all on the page (origin, path), the views and
  * revenue, the matching events' own, come from the page tables: whole UTC days of views from their
  * day rows where no bucket starts inside one.
  */
 export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readonly DateTime[], build: SealedBuild): Statement {
   const earliest = req.previous?.start ?? req.range.start
-  const rollup = hourlyTotalsAnswer(req, bucketStarts)
-    ? wholePeriods(earliest, earlier(req.range.end, build.closedAt), HOUR_MS)
-    : { from: earliest, to: earliest }
-  const days = wholeDays(req.range.start, bucketStarts, rollup, build.closedAt)
+  const byDimension = dimensionDays(req, bucketStarts, build, earliest)
+  const rollup = byDimension
+    ? byDimension.days
+    : hourlyTotalsAnswer(req, bucketStarts)
+      ? wholePeriods(earliest, earlier(req.range.end, build.closedAt), HOUR_MS)
+      : { from: earliest, to: earliest }
+  // The totals' days from their day rows, the rest from hours; a dimension's rollups have days only.
+  const days = byDimension ? { from: rollup.from, to: rollup.from } : wholeDays(req.range.start, bucketStarts, rollup, build.closedAt)
   const holes = splitHours([req.range.start, ...bucketStarts], rollup)
-  const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup, days, [1, 24])
+  const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, earliest, rollup, days, byDimension ? [24, 192] : [1, 24])
+  params.values.dimension = byDimension?.dimension.name ?? ''
   if (holes.length > 0) params.values.holes = holes
   const tz = params.add(req.range.timezone, 'String')
   const filters = sealedSessionFilters(req.filters, params, ctx)
@@ -62,16 +82,24 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
       live: liveSource(build),
       ...parts,
       rollup_holes: split.periods('period'),
+      rollups: byDimension ? filteredRows(byDimension.dimension, req.filters, 'sealed_rollups')! : 'sealed_rollups',
+      rollup_filters: byDimension ? filters.sealed : '',
       sessions: sealedSessions ? renderSql('_sealed_metrics_sessions', parts) : '',
       live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', parts) : '',
       page_views: pages ? renderSql(views, { bucket, view_filters: eventFilters }) : '',
-      revenue_events: pageTables
-        ? renderSql('_sealed_metrics_page_revenue', { revenue_filters: eventFilters })
-        : !pages && filters.sealed
-          ? renderSql('_sealed_metrics_revenue', sealedRevenueFilters(req.filters, build, earliest, params))
-          : revenueSnapshot
-            ? renderSql('_sealed_metrics_revenue_snapshot')
-            : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters, hole_events: split.rows }),
+      revenue_events: byDimension
+        ? renderSql('_sealed_metrics_revenue_days', {
+            revenue_days: filteredRows(byDimension.dimension, req.filters, 'sealed_dimension_revenue')!,
+            rollup_filters: filters.sealed,
+            live_filters: filters.live,
+          })
+        : pageTables
+          ? renderSql('_sealed_metrics_page_revenue', { revenue_filters: eventFilters })
+          : !pages && filters.sealed
+            ? renderSql('_sealed_metrics_revenue', sealedRevenueFilters(req.filters, build, earliest, params))
+            : revenueSnapshot
+              ? renderSql('_sealed_metrics_revenue_snapshot')
+              : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters, hole_events: split.rows }),
     }),
     params: params.values,
     ...(req.filters.length > 0 ? { settings: UNINDEXED_SETS } : {}),

@@ -138,18 +138,19 @@ export const sealedPeriods = (start: DateTime, end: DateTime, unit: number, clos
   wholePeriods(start, +end >= +closedAt ? ceilTo(closedAt, unit) : end, unit)
 
 /**
- * The rollup rows with the columns a breakdown's filters compare under the sessions' names
- * (`value AS country`), when every filter is on the dimension's own value or prefix: a session
- * passes such a filter with all its rollup row's sessions or none. Otherwise undefined.
+ * The rows of a table by dimension and value (sealed_rollups, sealed_dimension_revenue) with the
+ * columns the filters compare under the sessions' names (`value AS country`), when every filter is
+ * on the dimension's own value or prefix: a session passes such a filter with all its row's
+ * sessions or none. Otherwise undefined.
  */
-function filteredRollups(dimension: Dimension, filters: readonly Filter[]): string | undefined {
+export function filteredRows(dimension: Dimension, filters: readonly Filter[], table: string): string | undefined {
   const columns = new Map([[dimension.column, 'value'], ...(dimension.prefix ? [[dimension.prefix, 'prefix'] as const] : [])])
   const onRow = (f: Filter) => {
     const target = filterTarget(f.name)
     return target?.level === 'session' && columns.has(target.column ?? '')
   }
   if (filters.length === 0 || !filters.every(onRow)) return undefined
-  return `(SELECT *, ${[...columns].map(([session, row]) => `${row} AS ${session}`).join(', ')} FROM sealed_rollups)`
+  return `(SELECT *, ${[...columns].map(([session, row]) => `${row} AS ${session}`).join(', ')} FROM ${table})`
 }
 
 /**
@@ -161,7 +162,7 @@ function filteredRollups(dimension: Dimension, filters: readonly Filter[]): stri
  * reads no sealed session at all.
  */
 export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest, build: SealedBuild): Statement {
-  const rollups = filteredRollups(dimension, req.filters)
+  const rollups = filteredRows(dimension, req.filters, 'sealed_rollups')
   const rollup = req.filters.length > 0 && !rollups
     ? { from: req.range.start, to: req.range.start }
     : sealedPeriods(req.range.start, req.range.end, DAY_MS, build.closedAt)
@@ -238,9 +239,10 @@ export interface SealedLatestRow {
  * 9: the totals by UTC day (/metrics); 10: the event rollups by UTC day (029, charts); 11: each
  * profile's episodes and each device's identified events instead of 025's rows per person (030,
  * funnels by person); 12: the revenue events before C with their page (032, /metrics filtered on the page); 13: each page's sessions and
- * visitors counted on the day of their last view (034, /pages over whole days to C).
+ * visitors counted on the day of their last view (034, /pages over whole days to C); 14: the sessions' revenue by dimension, UTC day
+ * of the event and value (039, /metrics filtered on one dimension).
  */
-export const SEALED_FORMAT = 13
+export const SEALED_FORMAT = 14
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',

@@ -42,6 +42,7 @@ const COMPACTED_TABLES = [
   'sealed_event_postings',
   'sealed_revenue_events',
   'sealed_page_revenue',
+  'sealed_dimension_revenue',
 ] as const
 /** Every table with rows of a build: those, the snapshots requests write, and the build's row. */
 const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_events', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_builds'] as const
@@ -51,20 +52,21 @@ const STORED_VERSIONS = SEALED_TABLES.map((table) => `SELECT version FROM ${tabl
 )
 
 /**
- * The slots of sealed_build_rollups: a grouping set per dimension, and which one a row is of. A set
- * with a prefix also holds the prefix's own dimension's column (a region's country), so those are
- * told first, by the column only they group (`grouping` is 0 for a column in the row's set).
+ * The slots of sealed_build_rollups (every dimension) and sealed_build_dimension_revenue (those a
+ * filter can name): a grouping set per dimension, and which one a row is of. A set with a prefix
+ * also holds the prefix's own dimension's column (a region's country), so those are told first, by
+ * the column only they group (`grouping` is 0 for a column in the row's set).
  */
-const ROLLUP_FRAGMENTS = (() => {
-  const byColumn = (pick: (d: Dimension) => string) => `multiIf(${DIMENSIONS.map((d) => `dimension = '${d.name}', toString(${pick(d)})`).join(', ')}, '')`
-  const told = [...DIMENSIONS.filter((d) => d.prefix), ...DIMENSIONS.filter((d) => !d.prefix)]
+const groupingFragments = (dimensions: readonly Dimension[]) => {
+  const byColumn = (pick: (d: Dimension) => string) => `multiIf(${dimensions.map((d) => `dimension = '${d.name}', toString(${pick(d)})`).join(', ')}, '')`
+  const told = [...dimensions.filter((d) => d.prefix), ...dimensions.filter((d) => !d.prefix)]
   return {
-    grouping_sets: DIMENSIONS.map((d) => `(day, ${d.prefix ? `${d.prefix}, ` : ''}${d.column})`).join(', '),
+    grouping_sets: dimensions.map((d) => `(day, ${d.prefix ? `${d.prefix}, ` : ''}${d.column})`).join(', '),
     dimension_of: `multiIf(${told.map((d) => `grouping(${d.column}) = 0, '${d.name}'`).join(', ')}, '')`,
     prefix_of: byColumn((d) => d.prefix ?? "''"),
     value_of: byColumn((d) => d.column),
   }
-})()
+}
 
 /** The page tables, in order: the held-out sessions first, which the others leave out. */
 const PAGE_STEPS = ['held', 'keys', 'views', 'days', 'entries', 'blocks'].map((part) => `sealed_build_page_${part}`)
@@ -74,7 +76,8 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 /**
  * Seals one project's history before C: numbers its new visitors (each session's, then every
  * event's profile), writes its sessions (those that go on after C as `held` parts), the sessions of
- * each day's event names, origins and paths, and the revenue events of the sessions and of the pages (filters), then
+ * each day's event names, origins and paths, the revenue events of the sessions and of the pages, and
+ * the sessions' revenue by day and value (filters), then
  * each dimension's daily rollup and their 8-day blocks, the totals and the event rollups by hour and
  * by day, the hourly and daily sets of profiles, the sessions' event arrays, each profile's episodes
  * and each device's identified events (product analytics), and the page tables (/pages). Kept only
@@ -115,7 +118,8 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
     await step('sealed_build_event_postings', postingsFragments)
     await step('sealed_build_revenue_events')
     await step('sealed_build_page_revenue')
-    await step('sealed_build_rollups', ROLLUP_FRAGMENTS)
+    await step('sealed_build_dimension_revenue', groupingFragments(DIMENSIONS.filter((d) => d.filterable)))
+    await step('sealed_build_rollups', groupingFragments(DIMENSIONS))
     // Blocks before the totals' days: the dimensions' days are the only rows of 24 hours then.
     await step('sealed_build_merged', {}, { from_hours: 24, to_hours: 192 })
     await step('sealed_build_totals')
