@@ -239,10 +239,12 @@ export interface SealedLatestRow {
  * 9: the totals by UTC day (/metrics); 10: the event rollups by UTC day (029, charts); 11: each
  * profile's episodes and each device's identified events instead of 025's rows per person (030,
  * funnels by person); 12: the revenue events before C with their page (032, /metrics filtered on the page); 13: each page's sessions and
- * visitors counted on the day of their last view (034, /pages over whole days to C); 14: the sessions' revenue by dimension, UTC day
- * of the event and value (039, /metrics filtered on one dimension).
+ * visitors counted on the day of their last view (034, /pages over whole days to C); 15 (14 was
+ * never released): the sessions' revenue by dimension (039, /metrics filtered on one dimension), visitors' keys and entry and exit times on
+ * held sessions alone, page keys only of the sessions that may still cross C, no event counts (037), the event
+ * rollups by UTC half hour (040) and the pages' last-view numbers of the last 31 days (038).
  */
-export const SEALED_FORMAT = 14
+export const SEALED_FORMAT = 15
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',

@@ -1,0 +1,78 @@
+/**
+ * What a build keeps of each session's keys and times (src/services/sealed/builder.ts): only requests
+ * that extend a session past C read its visitor's key and its entry's and exit's times, so those are
+ * kept for the sessions that span C alone (0 on the others); and the page keys sealed_crossing checks
+ * are kept only for the sessions its count of the sealed sessions does not cover: those that span C,
+ * and the events without a session. Expected sets are computed from the inserted rows; the answers
+ * themselves are the other sealed tests'.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eventMaker, PROJECTS } from './fixtures/insights-data.ts'
+import { openInsights, type Harness } from './fixtures/insights-harness.ts'
+import { ms, type EventRow } from './fixtures/insights-model.ts'
+
+const U = PROJECTS.utc.id
+/** C at the pinned clock (22:37 UTC on 14 April): the last start of an hour over an hour old. */
+const C = Date.parse('2026-04-14T21:00:00Z')
+const extra = eventMaker(600_000, { origin: 'https://example.com', path: '/keys/a' })
+
+let h: Harness
+let version: number
+/** Project U's session ids with events before C, and those of them with events from C on too. */
+let before: Set<string>
+let spanning: string[]
+
+beforeAll(async () => {
+  h = await openInsights({ sealed: true })
+  const seams: EventRow[] = [
+    extra('keys-span', 'keys-p1', '2026-04-14T20:30:00Z'),
+    extra('keys-span', 'keys-p1', '2026-04-14T21:30:00Z', { name: 'click', path: '', origin: '' }),
+    extra('keys-whole', 'keys-p2', '2026-04-13T10:00:00Z'),
+  ]
+  await h.rt.engine.client.insert({ table: 'events', values: seams, format: 'JSONEachRow' })
+  const events = [...h.data.events, ...seams].filter((e) => e.project_id === U)
+  before = new Set(events.filter((e) => ms(e) < C).map((e) => e.session_id))
+  const after = new Set(events.filter((e) => ms(e) >= C).map((e) => e.session_id))
+  spanning = [...before].filter((id) => id !== '' && after.has(id)).sort()
+  await h.sealed!.build(U)
+  const [row] = await rows<{ version: number }>('SELECT max(version) AS version FROM sealed_builds WHERE project_id = {p:String}')
+  version = row!.version
+})
+afterAll(async () => {
+  await h?.dispose()
+})
+
+async function rows<T>(sql: string, params: Record<string, unknown> = {}): Promise<T[]> {
+  return h.rt.runner.rows<T>({ name: 'keys', sql, params: { p: U, v: version, ...params } }, { timeoutS: 10 })
+}
+
+/** The ids of the project's sessions (and '' for the events without one) whose key is among `keys`' rows. */
+async function idsKeyed(keys: string): Promise<string[]> {
+  const found = await rows<{ id: string }>(
+    `SELECT id FROM (SELECT arrayJoin({ids:Array(String)}) AS id) WHERE reinterpretAsUInt128(sipHash128(id)) IN (${keys}) ORDER BY id`,
+    { ids: [...before] },
+  )
+  return found.map((r) => r.id)
+}
+
+describe('a build keys only what requests look up', () => {
+  it('the fixture has sessions on both sides of C, sealed whole, and events without a session before C', () => {
+    expect(spanning).toContain('keys-span')
+    expect(before.has('keys-whole')).toBe(true)
+    expect(before.has('')).toBe(true)
+  })
+
+  it("sealed sessions: a visitor's key and entry and exit times on the held ones alone", async () => {
+    const kept = await rows<{ id: string; held: boolean }>(
+      `SELECT id, held FROM sealed_sessions WHERE project_id = {p:String} AND version = {v:UInt64}
+        AND (profile_key != 0 OR toUnixTimestamp64Milli(entry_at) != 0 OR toUnixTimestamp64Milli(exit_at) != 0) ORDER BY id`,
+    )
+    expect(kept).toEqual(spanning.map((id) => ({ id, held: true })))
+  })
+
+  it('page keys: the sessions that span C and the events without a session, once each', async () => {
+    const [{ n } = { n: -1 }] = await rows<{ n: number }>('SELECT count() AS n FROM sealed_page_keys WHERE project_id = {p:String} AND version = {v:UInt64}')
+    expect(n).toBe(spanning.length + 1)
+    expect(await idsKeyed('SELECT key FROM sealed_page_keys WHERE project_id = {p:String} AND version = {v:UInt64}')).toEqual(['', ...spanning])
+  })
+})
