@@ -260,15 +260,19 @@ describe('what a sealed chart reads', () => {
     expect(holes.length).toBeGreaterThanOrEqual(59)
     expect(new Set(holes).size).toBe(holes.length)
     expect(holes.every((t) => t.endsWith(' 18:00:00'))).toBe(true)
-    // Only the half hour from 18:30 that the previous window starts with: its midnight is at 18:15.
-    expect((kathmandu.params.halves as unknown as string[]).map((t) => t.slice(11))).toEqual(['18:30:00'])
+    expect(kathmandu.params.halves).toBeUndefined()
     expect(kathmandu.sql).toContain('FROM sealed_visitors')
     const instants = await explained({ startDate: '2026-04-02T07:13:00Z', endDate: '2026-04-13T16:41:00Z', interval: 'day' })
     expect(instants.params.holes).toBeUndefined()
     expect(instants.params.rollup_from).toBe('2026-04-02 08:00:00.000')
-    // The half hours next to its whole hours from the half-hour rows, the minutes beyond them from the events.
-    expect(instants.params.halves).toEqual(['2026-04-02 07:30:00', '2026-04-13 16:00:00'])
-    expect([instants.params.sealed_from, instants.params.sealed_to]).toEqual(['2026-04-02 07:30:00.000', '2026-04-13 16:30:00.000'])
+    // Its first and last minutes from the events: half hours beside them would save no read.
+    expect(instants.params.halves).toBeUndefined()
+    // Kolkata's days before C start and end on the half hour: every hour from the rollups.
+    const days = await explained({ startDate: '2026-04-02', endDate: '2026-04-13', interval: 'day', timezone: 'Asia/Kolkata' })
+    const halves = days.params.halves as unknown as string[]
+    expect([halves[0], halves.at(-1)]).toEqual(['2026-04-01 18:30:00', '2026-04-13 18:00:00'])
+    expect([days.params.sealed_from, days.params.sealed_to]).toEqual(['2026-04-01 18:30:00.000', '2026-04-13 18:30:00.000'])
+    expect(days.sql).not.toMatch(/FROM events\b/)
   })
 })
 

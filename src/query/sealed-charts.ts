@@ -39,11 +39,10 @@ const HALVES = "{halves:Array(DateTime('UTC'))}"
 const utcText = (ms: number) => DateTime.fromMillis(ms, { zone: 'UTC' }).toFormat('yyyy-LL-dd HH:mm:ss')
 
 /**
- * The half-hour rows (sql/queries/sealed_build_event_halves.sql) a chart reads around its whole
- * hours: both halves of each split hour whose splits all fall on its half (a zone offset by half an
- * hour), and the half before and after the whole hours where the window starts or ends on a half
- * hour and no split falls inside it. `from` and `to` bound what the rollups answer; the events
- * answer the rest and the other split hours (`holes`).
+ * The half hours (sealed_event_halves) a chart reads with its whole hours: both halves of each
+ * split hour whose splits all fall on its half (a zone offset by half an hour), and the half before
+ * and after the whole hours where the window starts or ends with it. `from` and `to` bound what the
+ * rollups answer; the events answer the rest and the other split hours (`holes`).
  */
 function halfHours(splits: readonly DateTime[], earliest: DateTime, end: DateTime, hours: { from: DateTime; to: DateTime }) {
   const splitInside = (start: number, ms: number) => splits.some((t) => +t > start && +t < start + ms && +t !== start + HALF_HOUR_MS)
@@ -53,8 +52,9 @@ function halfHours(splits: readonly DateTime[], earliest: DateTime, end: DateTim
   const whole = +hours.to > +hours.from
   const lead = +hours.from - HALF_HOUR_MS
   const trail = +hours.to
-  const before = whole && lead >= +earliest && !splitInside(lead, HALF_HOUR_MS)
-  const after = whole && trail + HALF_HOUR_MS <= +end && !splitInside(trail, HALF_HOUR_MS)
+  // Only where they leave no events to read at that end: a half with events beside it saves no read.
+  const before = whole && lead === +earliest && !splitInside(lead, HALF_HOUR_MS)
+  const after = whole && trail + HALF_HOUR_MS === +end && !splitInside(trail, HALF_HOUR_MS)
   const halves = [...(before ? [lead] : []), ...halved.flatMap((h) => [h, h + HALF_HOUR_MS]), ...(after ? [trail] : [])]
   return {
     from: before ? DateTime.fromMillis(lead, { zone: 'UTC' }) : hours.from,
@@ -96,21 +96,24 @@ export function sealedChartSeriesStatement(req: ChartSeriesRequest, bucketStarts
   })
   const conditions: string[] = []
   if (req.name !== '*') conditions.push(`name = ${params.add(req.name, 'String')}`)
-  const rollupConditions = [...conditions, ...(segment.profiledOnly ? ['has_profile'] : [])]
+  const rollupConditions = [...conditions, ...(segment.profiledOnly ? ['has_profile'] : [])].map((c) => ` AND ${c}`).join('')
   const split = holeConditions(holes)
   const eventConditions = [...conditions, ...(segment.profiledOnly ? [snapshot ? 'vno != 0' : "profile_id != ''"] : [])]
   const outside = { event_conditions: eventConditions.map((c) => ` AND ${c}`).join(''), hole_events: split.rows }
   const tz = params.add(req.range.timezone, 'String')
+  const bucket = bucketExpression(req.interval, tz)
+  // Nothing outside the rollup rows: no read of the events (nor of every profile's number).
+  const rest = +from > +earliest || +to < +req.range.end || holes.length > 0
   return {
     name: `export_charts_sealed:${req.segment}`,
     sql: renderSql('export_charts_sealed', {
       period: 'hour',
-      bucket: bucketExpression(req.interval, tz),
+      bucket,
       hour_holes: split.periods('hour') + (halves.length > 0 ? ` AND hour NOT IN ${HALVES}` : ''),
-      half_rows: halves.length > 0 ? ` OR (hours = 0 AND hour IN ${HALVES})` : '',
-      rollup_conditions: rollupConditions.map((c) => ` AND ${c}`).join(''),
+      rollup_conditions: rollupConditions,
+      half_rows: halves.length > 0 ? renderSql('_chart_halves', { rollup_conditions: rollupConditions }) : '',
       value: segment.value,
-      outside: renderSql(snapshot ? '_chart_outside_snapshot' : '_chart_outside_events', outside),
+      outside: rest ? renderSql('_chart_outside', { bucket, rows: renderSql(snapshot ? '_chart_outside_snapshot' : '_chart_outside_events', outside) }) : '',
     }),
     params: params.values,
   }

@@ -32,6 +32,7 @@ const COMPACTED_TABLES = [
   'sealed_sessions',
   'sealed_rollups',
   'sealed_event_rollups',
+  'sealed_event_halves',
   'sealed_session_events',
   'sealed_device_profiles',
   'sealed_person_events',
