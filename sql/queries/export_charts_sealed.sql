@@ -34,9 +34,11 @@ FROM (
         FROM sealed_event_rollups
         WHERE project_id = {project:String} AND version = {version:UInt64}
           AND {{> sealed_rollup_rows}}{{hour_holes}}
-          {{rollup_conditions}}{{half_rows}}
+          {{rollup_conditions}}
+{{half_rows}}
       )
-      GROUP BY period, bucket{{outside}}
+      GROUP BY period, bucket
+{{outside}}
     )
     GROUP BY GROUPING SETS ((period, bucket), (period))
   )
