@@ -98,6 +98,7 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
   sealed_sessions: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_event_rollups: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_event_halves: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_session_events: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_person_events: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_device_profiles: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },

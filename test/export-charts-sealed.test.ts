@@ -76,10 +76,11 @@ interface Case {
 
 /**
  * Whether the sealed rollups can answer a request: a segment they hold, and no hourly buckets that
- * start inside UTC hours (a half-hour zone's); other buckets and windows that split hours read
- * those hours from the events.
+ * start inside UTC hours off their half (Kathmandu's, at a quarter past); a half-hour zone's hours
+ * come from the half-hour rows, and other buckets and windows that split hours read those hours
+ * from the events.
  */
-const sealable = (c: Case): boolean => c.segment !== 'session' && !(c.interval === 'hour' && c.timezone === 'Asia/Kolkata')
+const sealable = (c: Case): boolean => c.segment !== 'session' && !(c.interval === 'hour' && c.timezone === 'Asia/Kathmandu')
 
 /** A series' value per bucket of [start, end), counted from the rows. */
 function model(name: string, segment: Segment, start: number, end: number, timezone: string, interval: Interval) {
@@ -98,7 +99,7 @@ function model(name: string, segment: Segment, start: number, end: number, timez
   return { values, profiles, any: kept.length > 0 }
 }
 
-const ZONES = ['UTC', 'Europe/Stockholm', 'America/New_York', 'Asia/Kolkata'] as const
+const ZONES = ['UTC', 'Europe/Stockholm', 'America/New_York', 'Asia/Kolkata', 'Asia/Kathmandu'] as const
 
 function cases(seed: number, n: number): Case[] {
   const rnd = seededRandom(seed)
@@ -166,15 +167,19 @@ function expectModel(c: Case, reply: Reply) {
 }
 
 /**
- * Windows that start on an hour and end inside one, before C and after it; and days of a half-hour
- * zone and between instants off the hour, with the previous window, so that hours before C are read
- * from the events as well as from the rollups, some with the same profile (cx-known on 10 April).
+ * Windows that start on an hour and end inside one, before C and after it; days and hours of a
+ * half-hour zone (the half-hour rows), days of a quarter-hour zone, between instants off the hour and
+ * on the half hour, with the previous window, so that hours before C are read from the events as
+ * well as from the rollups, some with the same profile (cx-known on 10 April, cx-edge on 13 April).
  */
 function edges(): Case[] {
   const windows = [
     ['2026-04-13T00:00:00Z', '2026-04-13T15:30:00Z', 'hour', 'UTC', false],
     ['2026-04-12T00:00:00Z', '2026-04-14T22:30:00Z', 'hour', 'UTC', false],
     ['2026-04-09', '2026-04-14', 'day', 'Asia/Kolkata', true],
+    ['2026-04-12', '2026-04-14', 'hour', 'Asia/Kolkata', true],
+    ['2026-04-09', '2026-04-14', 'day', 'Asia/Kathmandu', true],
+    ['2026-04-10T07:30:00Z', '2026-04-13T15:30:00Z', 'day', 'UTC', true],
     ['2026-04-10T08:03:00Z', '2026-04-14T21:40:00Z', 'day', 'UTC', true],
     ['2026-04-12T15:35:00Z', '2026-04-14T22:10:00Z', 'hour', 'UTC', true],
   ] as const
@@ -233,17 +238,41 @@ describe('what a sealed chart reads', () => {
     expect(before.sql).not.toContain('FROM sealed_live_events')
   })
 
-  it('reads the hours its buckets or window start inside from the events, each once', async () => {
+  it('reads the hours its buckets or window split on the half hour from the half-hour rows', async () => {
     const kolkata = await explained({ range: '30d', interval: 'day', timezone: 'Asia/Kolkata', previous: 'true' })
-    const holes = kolkata.params.holes as unknown as string[]
-    // 30 days of local midnights at 18:30 UTC in each window, the current window's start among them.
+    expect(kolkata.params.holes).toBeUndefined()
+    const halves = kolkata.params.halves as unknown as string[]
+    // Both halves of the hour of 30 local midnights (18:30 UTC) in each window, the current window's
+    // start among them, and the half hour the previous window starts with.
+    expect(halves.length).toBeGreaterThanOrEqual(119)
+    expect(new Set(halves).size).toBe(halves.length)
+    expect(halves.every((t) => t.endsWith(' 18:00:00') || t.endsWith(' 18:30:00'))).toBe(true)
+    expect(halves.filter((t) => t.endsWith(' 18:30:00')).length).toBe(halves.filter((t) => t.endsWith(' 18:00:00')).length + 1)
+    expect(kolkata.sql).toContain('FROM sealed_live_events')
+    expect(kolkata.sql).not.toContain('FROM sealed_visitors')
+    expect(kolkata.sql).not.toMatch(/FROM events\b/)
+  })
+
+  it('reads the hours its buckets or window start inside off the half hour from the events, each once', async () => {
+    const kathmandu = await explained({ range: '30d', interval: 'day', timezone: 'Asia/Kathmandu', previous: 'true' })
+    const holes = kathmandu.params.holes as unknown as string[]
+    // 30 days of local midnights at 18:15 UTC in each window, the current window's start among them.
     expect(holes.length).toBeGreaterThanOrEqual(59)
     expect(new Set(holes).size).toBe(holes.length)
     expect(holes.every((t) => t.endsWith(' 18:00:00'))).toBe(true)
-    expect(kolkata.sql).toContain('FROM sealed_visitors')
+    expect(kathmandu.params.halves).toBeUndefined()
+    expect(kathmandu.sql).toContain('FROM sealed_visitors')
     const instants = await explained({ startDate: '2026-04-02T07:13:00Z', endDate: '2026-04-13T16:41:00Z', interval: 'day' })
     expect(instants.params.holes).toBeUndefined()
     expect(instants.params.rollup_from).toBe('2026-04-02 08:00:00.000')
+    // Its first and last minutes from the events: half hours beside them would save no read.
+    expect(instants.params.halves).toBeUndefined()
+    // Kolkata's days before C start and end on the half hour: every hour from the rollups.
+    const days = await explained({ startDate: '2026-04-02', endDate: '2026-04-13', interval: 'day', timezone: 'Asia/Kolkata' })
+    const halves = days.params.halves as unknown as string[]
+    expect([halves[0], halves.at(-1)]).toEqual(['2026-04-01 18:30:00', '2026-04-13 18:00:00'])
+    expect([days.params.sealed_from, days.params.sealed_to]).toEqual(['2026-04-01 18:30:00.000', '2026-04-13 18:30:00.000'])
+    expect(days.sql).not.toMatch(/FROM events\b/)
   })
 })
 
