@@ -215,6 +215,23 @@ describe('reads the events where the page tables do not answer', () => {
     expect(res.body).toEqual(model().pages(U, UTC_30D, filters))
   })
 
+  it("filters on the event's name (a view's is screen_view): answered from the sealed history", async () => {
+    const FILTERS = [
+      [{ name: 'name', operator: 'is', value: ['revenue'] }],
+      [{ name: 'name', operator: 'is', value: ['screen_view'] }],
+      [{ name: 'name', operator: 'isNot', value: ['screen_view'] }, { name: 'country', operator: 'is', value: ['SE'] }],
+      [{ name: 'name', operator: 'contains', value: ['view'] }, { name: 'country', operator: 'is', value: ['SE'] }],
+    ]
+    for (const filters of FILTERS) {
+      const expected = model().pages(U, UTC_30D, filters)
+      const res = await pages(U, { range: '30d', filters })
+      expect(res.closedAt).toBe(C_UTC)
+      expect(res.body).toEqual(expected)
+    }
+    expect(model().pages(U, UTC_30D, FILTERS[1]).length).toBeGreaterThan(0)
+    expect(model().pages(U, UTC_30D, FILTERS[3]).length).toBeGreaterThan(0)
+  })
+
   it('filters on other event attributes: answered from the events', async () => {
     const filters = [{ name: 'properties.plan', operator: 'isNotNull', value: [] }]
     const res = await pages(U, { range: '30d', filters })

@@ -9,9 +9,9 @@ import { clickhouseInstant } from './time-range.ts'
 
 /**
  * Whether the sealed page tables (sql/schema/023_sealed_pages.sql) can answer a /pages request: any
- * window, in any zone, with filters on the view's own origin or path, or on session attributes.
+ * window, in any zone, with filters on the view's own origin, path or name, or on session attributes.
  */
-export const sealedPagesAnswer = (req: PageRequest): boolean => sealedPageFiltering(req.filters) !== undefined
+export const sealedPagesAnswer = (req: PageRequest): boolean => sealedPageFiltering(req.filters, true) !== undefined
 
 /**
  * How many UTC days before C's own the visitors after C are looked up in (sql/queries/_sealed_page_seen.sql):
@@ -38,7 +38,7 @@ export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBu
 export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Statement {
   const { start, end } = req.range
   const reachesC = end >= build.closedAt
-  const bySession = sealedPageFiltering(req.filters) === 'sessions'
+  const bySession = sealedPageFiltering(req.filters, true) === 'sessions'
   const days = bySession ? { from: start, to: start } : sealedPeriods(start, end, DAY_MS, build.closedAt)
   const blocks = sealedPeriods(days.from, days.to, BLOCK_MS, build.closedAt)
   const sealedTo = reachesC ? build.closedAt : end
