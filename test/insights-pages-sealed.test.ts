@@ -127,6 +127,9 @@ describe('answers from the sealed history', () => {
     ['a window that starts between midnights', U, { range: 'last24h' }, windowOf('2026-04-13T22:37:00Z', '2026-04-14T22:38:00Z', 'UTC'), C_UTC],
     ['unaligned ISO instants that end before C', U, { startDate: '2026-04-09T08:10:00Z', endDate: '2026-04-13T14:01:40Z' }, windowOf('2026-04-09T08:10:00Z', '2026-04-13T14:01:40.001Z', 'UTC'), C_UTC],
     ['unaligned ISO instants through the view that crosses midnight', U, { startDate: '2026-04-10T23:59:30Z', endDate: '2026-04-11T00:02:00Z' }, windowOf('2026-04-10T23:59:30Z', '2026-04-11T00:02:00.001Z', 'UTC'), C_UTC],
+    ['ISO instants to after C from the hour before the session on two days viewed /rx/a again', U, { startDate: '2026-04-10T23:00:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-10T23:00:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
+    ['ISO instants to after C from before rx-p3 viewed /rx/a on the day before returning after C', U, { startDate: '2026-04-12T09:00:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-12T09:00:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
+    ['ISO instants to after C from after rx-p3 viewed /rx/a on that day', U, { startDate: '2026-04-12T10:30:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-12T10:30:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
     ['a window that starts after C', U, { startDate: '2026-04-14T21:15:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-14T21:15:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
     ['a window that ends inside C\'s own hour before C', U, { startDate: '2026-04-14T00:00:00Z', endDate: '2026-04-14T20:59:59Z' }, windowOf('2026-04-14T00:00:00Z', '2026-04-14T20:59:59.001Z', 'UTC'), C_UTC],
   ]

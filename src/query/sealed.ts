@@ -238,9 +238,10 @@ export interface SealedLatestRow {
  * 9: the totals by UTC day (/metrics); 10: the event rollups by UTC day (029, charts); 11: each
  * profile's episodes and each device's identified events instead of 025's rows per person (030,
  * funnels by person); 12: the revenue events before C with their page (032, /metrics filtered on the page); 13: each page's sessions and
- * visitors counted on the day of their last view (034, /pages over whole days to C).
+ * visitors counted on the day of their last view (034, /pages over whole days to C); 14: those
+ * numbers as sets for the last 31 days (038, /pages from a zone's midnight or an instant to C).
  */
-export const SEALED_FORMAT = 13
+export const SEALED_FORMAT = 14
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',
