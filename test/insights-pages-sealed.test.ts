@@ -47,6 +47,9 @@ const SEAMS: EventRow[] = [
   // A visitor before C and again after it, in two sessions.
   extra('rx-r1', 'rx-p3', '2026-04-12T10:00:00Z'),
   extra('rx-r2', 'rx-p3', '2026-04-14T21:30:00Z'),
+  // A visitor who viewed a page on C's day before C and again after it, in two sessions.
+  extra('rx-t1', 'rx-p9', '2026-04-14T12:00:00Z'),
+  extra('rx-t2', 'rx-p9', '2026-04-14T21:50:00Z'),
   // One whose views before C are over a month before it: windows that long merge the bitmaps.
   extra('rx-o1', 'rx-p8', '2026-03-01T10:00:00Z'),
   extra('rx-o2', 'rx-p8', '2026-04-14T21:40:00Z'),

@@ -46,7 +46,9 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
   const blocks = sealedPeriods(days.from, days.to, BLOCK_MS, build.closedAt)
   const sealedTo = reachesC ? build.closedAt : end
   const edges = +days.from > +start || +days.to < +sealedTo
-  const counted = reachesC && !bySession && +days.to >= +sealedTo && +start >= +build.closedAt.startOf('day').minus({ days: SEEN_DAYS })
+  // A window that starts after C has no sealed views: its visitors after C are counted whole.
+  const counted =
+    reachesC && !bySession && +days.to >= +sealedTo && start < build.closedAt && +start >= +build.closedAt.startOf('day').minus({ days: SEEN_DAYS })
   const params = new SqlParams()
   const filters = sealedPageFilters(req.filters, params, WINDOW_CONTEXT)
   const sessions = { session_filters: filters.sessions }
