@@ -47,6 +47,9 @@ const SEAMS: EventRow[] = [
   // A visitor before C and again after it, in two sessions.
   extra('rx-r1', 'rx-p3', '2026-04-12T10:00:00Z'),
   extra('rx-r2', 'rx-p3', '2026-04-14T21:30:00Z'),
+  // A visitor who viewed a page on C's day before C and again after it, in two sessions.
+  extra('rx-t1', 'rx-p9', '2026-04-14T12:00:00Z'),
+  extra('rx-t2', 'rx-p9', '2026-04-14T21:50:00Z'),
   // One whose views before C are over a month before it: windows that long merge the bitmaps.
   extra('rx-o1', 'rx-p8', '2026-03-01T10:00:00Z'),
   extra('rx-o2', 'rx-p8', '2026-04-14T21:40:00Z'),
@@ -127,6 +130,9 @@ describe('answers from the sealed history', () => {
     ['a window that starts between midnights', U, { range: 'last24h' }, windowOf('2026-04-13T22:37:00Z', '2026-04-14T22:38:00Z', 'UTC'), C_UTC],
     ['unaligned ISO instants that end before C', U, { startDate: '2026-04-09T08:10:00Z', endDate: '2026-04-13T14:01:40Z' }, windowOf('2026-04-09T08:10:00Z', '2026-04-13T14:01:40.001Z', 'UTC'), C_UTC],
     ['unaligned ISO instants through the view that crosses midnight', U, { startDate: '2026-04-10T23:59:30Z', endDate: '2026-04-11T00:02:00Z' }, windowOf('2026-04-10T23:59:30Z', '2026-04-11T00:02:00.001Z', 'UTC'), C_UTC],
+    ['ISO instants to after C from the hour before the session on two days viewed /rx/a again', U, { startDate: '2026-04-10T23:00:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-10T23:00:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
+    ['ISO instants to after C from before rx-p3 viewed /rx/a on the day before returning after C', U, { startDate: '2026-04-12T09:00:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-12T09:00:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
+    ['ISO instants to after C from after rx-p3 viewed /rx/a on that day', U, { startDate: '2026-04-12T10:30:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-12T10:30:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
     ['a window that starts after C', U, { startDate: '2026-04-14T21:15:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-14T21:15:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
     ['a window that ends inside C\'s own hour before C', U, { startDate: '2026-04-14T00:00:00Z', endDate: '2026-04-14T20:59:59Z' }, windowOf('2026-04-14T00:00:00Z', '2026-04-14T20:59:59.001Z', 'UTC'), C_UTC],
   ]
@@ -213,6 +219,23 @@ describe('reads the events where the page tables do not answer', () => {
     const res = await pages(U, { range: '30d', filters })
     expect(res.closedAt).toBe(C_UTC)
     expect(res.body).toEqual(model().pages(U, UTC_30D, filters))
+  })
+
+  it("filters on the event's name (a view's is screen_view): answered from the sealed history", async () => {
+    const FILTERS = [
+      [{ name: 'name', operator: 'is', value: ['revenue'] }],
+      [{ name: 'name', operator: 'is', value: ['screen_view'] }],
+      [{ name: 'name', operator: 'isNot', value: ['screen_view'] }, { name: 'country', operator: 'is', value: ['SE'] }],
+      [{ name: 'name', operator: 'contains', value: ['view'] }, { name: 'country', operator: 'is', value: ['SE'] }],
+    ]
+    for (const filters of FILTERS) {
+      const expected = model().pages(U, UTC_30D, filters)
+      const res = await pages(U, { range: '30d', filters })
+      expect(res.closedAt).toBe(C_UTC)
+      expect(res.body).toEqual(expected)
+    }
+    expect(model().pages(U, UTC_30D, FILTERS[1]).length).toBeGreaterThan(0)
+    expect(model().pages(U, UTC_30D, FILTERS[3]).length).toBeGreaterThan(0)
   })
 
   it('filters on other event attributes: answered from the events', async () => {

@@ -434,9 +434,9 @@ describe('event filters on the sealed history', () => {
 
 describe('/pages from the sealed history', () => {
   // Every window is answered from it (whole days, zones' midnights and instants), and a filtered one
-  // when each filter is on a view's own origin or path or on a session attribute.
+  // when each filter is on a view's own origin, path or name or on a session attribute.
   const SESSION_NAMES = ['country', 'browser']
-  const onViews = (filters: Filter[]) => filters.every((f) => f.name === 'path' || f.name === 'origin' || SESSION_NAMES.includes(f.name))
+  const onViews = (filters: Filter[]) => filters.every((f) => ['path', 'origin', 'name'].includes(f.name) || SESSION_NAMES.includes(f.name))
   for (const c of cases(31, 16)) {
     it(c.label, async () => {
       const expected = model().pages(c.project, c.w, c.filters)

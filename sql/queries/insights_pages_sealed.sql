@@ -7,9 +7,10 @@
 -- `live_pages` is what the build leaves out (the events from C on, and the held-out sessions
 -- whole), as written for the state of the events after C, or computed (_sealed_live_pages.sql);
 -- its visitors without a number (first seen after C) are counted apart.
--- Filters on a view's origin or path are filters on the page (`page_filters`, before the bitmaps of
--- the pages left out are merged): a page that passes passes with all its views, and a session
--- entering on it with its entry. Filters on session attributes keep the views and entries of the
+-- Filters on a view's origin, path or name are filters on the page (`page_filters`, before the
+-- bitmaps of the pages left out are merged): a page that passes passes with all its views, and a
+-- session entering on it with its entry. Every view's name is `screen_view` (the `name` below), so
+-- a filter on it keeps every page or none. Filters on session attributes keep the views and entries of the
 -- sessions that pass (the `*_sessions` slots: the day rows are left out, the live sessions computed).
 -- This holds while no insert reached before C and no event after C tied a session of the
 -- build to what came before; the planner (src/services/sealed) checks that first. The held-out keys
@@ -48,7 +49,7 @@ WITH
       groupBitmapMerge(sessions) + sum(new_sessions) AS sessions,
       groupBitmapMerge(visitors) + sum(new_visitors) AS visitors,
       sum(duration_ms) AS duration_ms, sum(durations) AS durations, sumMap(titles) AS titles,
-      sum(entries) AS entries, sum(bounces) AS bounces
+      sum(entries) AS entries, sum(bounces) AS bounces, 'screen_view' AS name
     FROM parts
     WHERE true {{page_filters}}
     GROUP BY origin, path

@@ -72,25 +72,33 @@ const onPage = (f: Filter) => {
   return target?.level === 'event' && VIEW_COLUMNS.has(target.column ?? '')
 }
 const onSession = (f: Filter) => filterTarget(f.name)?.level === 'session'
+/** A filter on the event's name: a view's is `screen_view`, so on views it keeps all or none. */
+const onName = (f: Filter) => {
+  const target = filterTarget(f.name)
+  return target?.level === 'event' && target.column === 'name'
+}
 
 /**
  * How the sealed page tables answer /pages with these filters, or undefined when they cannot: `page`
  * when each filter is on the view's own origin or path, which keeps a page with all its views or
  * none; `sessions` when some are on session attributes, which keep views by their session's number.
- * Any other filter (an event's other attributes, profiles, groups) needs the events.
+ * With `names`, a filter on the event's name is on the page too (insights_pages_sealed tests it on
+ * `screen_view`; /metrics' page tables hold revenue events, whose name is another). Any other filter
+ * (an event's other attributes, profiles, groups) needs the events.
  */
-export function sealedPageFiltering(filters: readonly Filter[]): 'page' | 'sessions' | undefined {
-  if (!filters.every((f) => onPage(f) || onSession(f))) return undefined
+export function sealedPageFiltering(filters: readonly Filter[], names = false): 'page' | 'sessions' | undefined {
+  if (!filters.every((f) => onPage(f) || onSession(f) || (names && onName(f)))) return undefined
   return filters.some(onSession) ? 'sessions' : 'page'
 }
 
 /**
- * A /pages request's filters on the sealed page tables (sealedPageFiltering accepts them): `page`,
- * the condition on a page's origin and path; `sessions`, the condition on a session (sealed or live)
- * that its session attributes meet. A filter on origin or path asks of a session a matching event,
- * which a view or entry of a page that passes is: so it is true there.
+ * A /pages request's filters on the sealed page tables (sealedPageFiltering accepts them, with
+ * names): `page`, the condition on a page's origin and path and on the name `screen_view`;
+ * `sessions`, the condition on a session (sealed or live) that its session attributes meet. A
+ * filter on origin, path or name asks of a session a matching event, which a view or entry of a page
+ * that passes is: so it is true there.
  */
 export function sealedPageFilters(filters: readonly Filter[], params: SqlParams, ctx: FilterContext): { page: string; sessions: string } {
   const sessions = compileFilters(filters, 'sessions', params, { ...ctx, eventSessions: () => '1' })
-  return { page: compileFilters(filters.filter(onPage), 'pageViews', params, ctx), sessions }
+  return { page: compileFilters(filters.filter((f) => onPage(f) || onName(f)), 'pageViews', params, ctx), sessions }
 }

@@ -9,15 +9,16 @@ import { clickhouseInstant } from './time-range.ts'
 
 /**
  * Whether the sealed page tables (sql/schema/023_sealed_pages.sql) can answer a /pages request: any
- * window, in any zone, with filters on the view's own origin or path, or on session attributes.
+ * window, in any zone, with filters on the view's own origin, path or name, or on session attributes.
  */
-export const sealedPagesAnswer = (req: PageRequest): boolean => sealedPageFiltering(req.filters) !== undefined
+export const sealedPagesAnswer = (req: PageRequest): boolean => sealedPageFiltering(req.filters, true) !== undefined
 
 /**
- * How many UTC days before C's own the visitors after C are looked up in (sql/queries/_sealed_page_seen.sql):
- * windows of whole days to C that start no earlier are counted from the day rows.
+ * How many UTC days before C's own the visitors after C are looked up in (sql/queries/_sealed_page_seen.sql),
+ * and the build keeps each page's last numbers of (sql/queries/sealed_build_page_ends.sql): windows to C
+ * that start no earlier are counted from the day rows.
  */
-const SEEN_DAYS = 31
+export const SEEN_DAYS = 31
 
 /** Writes what /pages adds after C for a build under a stamp (sql/queries/sealed_live_pages_write.sql). */
 export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBuild, stamp: number): Statement => ({
@@ -33,20 +34,26 @@ export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBu
  * from the events (as the planner wrote them for their present state, when it did). Filters on
  * session attributes leave the day rows out: the views and entries are kept by their session. A
  * window whose whole days reach C with nothing before C outside them counts its sessions and
- * visitors before C from the day rows (`counted`) instead of merging their bitmaps.
+ * visitors before C from the day rows (`counted`) instead of merging their bitmaps; one that starts
+ * inside a day no earlier than SEEN_DAYS before C's takes of that day's views only the numbers not
+ * seen again before C.
  */
 export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Statement {
   const { start, end } = req.range
   const reachesC = end >= build.closedAt
-  const bySession = sealedPageFiltering(req.filters) === 'sessions'
+  const bySession = sealedPageFiltering(req.filters, true) === 'sessions'
   const days = bySession ? { from: start, to: start } : sealedPeriods(start, end, DAY_MS, build.closedAt)
   const blocks = sealedPeriods(days.from, days.to, BLOCK_MS, build.closedAt)
   const sealedTo = reachesC ? build.closedAt : end
   const edges = +days.from > +start || +days.to < +sealedTo
-  const counted = reachesC && !bySession && !edges && +days.from >= +build.closedAt.startOf('day').minus({ days: SEEN_DAYS })
+  // A window that starts after C has no sealed views: its visitors after C are counted whole.
+  const counted =
+    reachesC && !bySession && +days.to >= +sealedTo && start < build.closedAt && +start >= +build.closedAt.startOf('day').minus({ days: SEEN_DAYS })
   const params = new SqlParams()
   const filters = sealedPageFilters(req.filters, params, WINDOW_CONTEXT)
   const sessions = { session_filters: filters.sessions }
+  const viewSessions = bySession ? renderSql('_sealed_page_view_sessions', sessions) : ''
+  const edgeViews = renderSql('_sealed_page_edge_views', { view_sessions: viewSessions })
   return {
     name: 'insights_pages_sealed',
     sql: renderSql('insights_pages_sealed', {
@@ -56,7 +63,7 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
       day_sets: renderSql(counted ? '_sealed_page_day_counts' : '_sealed_page_day_sets'),
       edge_parts: edges
         ? renderSql('_sealed_page_edge_parts', {
-            view_sessions: bySession ? renderSql('_sealed_page_view_sessions', sessions) : '',
+            edge_views: counted ? renderSql('_sealed_page_edge_ends', { edge_views: edgeViews }) : edgeViews,
             entry_sessions: bySession ? filters.sessions : '',
           })
         : '',

@@ -6,6 +6,7 @@ import { eventInsertsStatement } from '../../query/event-inserts.ts'
 import { EPISODE_GAP_HOURS } from '../../query/product/sealed-units.ts'
 import { attributeFragments, SEALED_FORMAT } from '../../query/sealed.ts'
 import { postingsFragments } from '../../query/sealed-filters.ts'
+import { SEEN_DAYS } from '../../query/sealed-pages.ts'
 import { renderSql } from '../../query/sql-templates.ts'
 import { clickhouseInstant } from '../../query/time-range.ts'
 
@@ -39,6 +40,7 @@ const COMPACTED_TABLES = [
   'sealed_profile_rollups',
   'sealed_page_views',
   'sealed_page_days',
+  'sealed_page_ends',
   'sealed_page_keys',
   'sealed_event_postings',
   'sealed_revenue_events',
@@ -134,6 +136,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
     await step('sealed_build_device_profiles')
     await step('sealed_build_person_events', {}, { gap_ms: EPISODE_GAP_HOURS * 3_600_000 })
     for (const name of PAGE_STEPS) await step(name)
+    await step('sealed_build_page_ends', {}, { seen_days: SEEN_DAYS })
   } catch (err) {
     await drop(version).catch(() => {})
     throw err
