@@ -1,5 +1,6 @@
--- A build's event rollups by UTC half hour (sealed_event_halves), with the numbers of their
--- profiles, as sealed_build_events writes the hours.
+-- A build's event rollups by UTC half hour (sealed_event_halves): the events before C by half hour
+-- and name, with the numbers of their profiles (sealed_build_event_visitors numbered every one of
+-- them). The hours are merged from them (sealed_build_events).
 INSERT INTO sealed_event_halves (project_id, version, name, half, has_profile, events, profiles)
 SELECT {project:String}, {version:UInt64}, e.name, toStartOfInterval(e.created_at, INTERVAL 30 MINUTE) AS half, e.profile_id != '' AS has_profile,
   count(), groupBitmapStateIf(v.vno, e.profile_id != '')

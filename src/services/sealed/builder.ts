@@ -81,8 +81,8 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
  * event's profile), writes its sessions (those that go on after C as `held` parts), the sessions of
  * each day's event names, origins and paths, the revenue events of the sessions and of the pages, and
  * the sessions' revenue by day and value (filters), then
- * each dimension's daily rollup and their 8-day blocks, the totals and the event rollups by hour,
- * by day and by half hour, the hourly and daily sets of profiles, the sessions' event arrays, each profile's episodes
+ * each dimension's daily rollup and their 8-day blocks, the totals and the event rollups by half
+ * hour, by hour and by day, the hourly and daily sets of profiles, the sessions' event arrays, each profile's episodes
  * and each device's identified events (product analytics), and the page tables (/pages). Kept only
  * if no insert reached before C while it read, then registered; the builds before the one it
  * replaces are dropped (the one it replaces is left to the caller: requests planned with it may still
@@ -127,9 +127,9 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
     await step('sealed_build_merged', {}, { from_hours: 24, to_hours: 192 })
     await step('sealed_build_totals')
     await step('sealed_build_merged', {}, { from_hours: 1, to_hours: 24 })
+    await step('sealed_build_event_halves')
     await step('sealed_build_events')
     await step('sealed_build_event_days')
-    await step('sealed_build_event_halves')
     await step('sealed_build_profiles')
     await step('sealed_build_profile_days')
     await step('sealed_build_session_events')
