@@ -6,8 +6,9 @@
 -- with the half hours of {halves} (`half_rows`, _chart_halves.sql, when there are any: the halves of
 -- the hours split on the half hour, and the half hour a window starts or ends with) they make
 -- [sealed_from, sealed_to). The rest of [earliest, to) and the other split hours ({holes}, the
--- `outside` slot, _chart_outside.sql, empty where there is no rest) with each profile's number where it has one and its key where it has none (first
--- seen since the build), so that profiles are counted once across both: from the events
+-- `outside` slot, _chart_outside.sql, empty where there is no rest) with each profile's number
+-- where it has one and its key where it has none (first seen since the build), so that profiles are
+-- counted once across both: from the events
 -- (_chart_outside_events.sql), or, where that rest is all from C on, from the events after C as
 -- written for their snapshot's stamp (_chart_outside_snapshot.sql).
 --
