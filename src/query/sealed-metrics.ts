@@ -4,7 +4,7 @@ import { DIMENSIONS } from './dimensions.ts'
 import { compileFilters, UNINDEXED_SETS } from './filters.ts'
 import { bucketExpression } from './insights.ts'
 import { filtersPages, type MetricsRequest } from './metrics.ts'
-import { earlier, filteredRows, holeConditions, HOUR_MS, liveSource, onUtcHour, sealedPlaceholders, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
+import { earlier, filteredRows, filtersOnRows, holeConditions, HOUR_MS, liveSource, onUtcHour, sealedPlaceholders, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
 import { sealedPageFiltering, sealedRevenueFilters, sealedSessionFilters } from './sealed-filters.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
@@ -25,7 +25,7 @@ export function hourlyTotalsAnswer(req: MetricsRequest, bucketStarts: readonly D
  * value, no sealed session read (L, 30d, `country is US`: see benchmarks/README.md).
  */
 function dimensionDays(req: MetricsRequest, bucketStarts: readonly DateTime[], build: SealedBuild, earliest: DateTime) {
-  const dimension = DIMENSIONS.find((d) => d.filterable && filteredRows(d, req.filters, '') !== undefined)
+  const dimension = DIMENSIONS.find((d) => d.filterable && filtersOnRows(d, req.filters))
   if (!dimension) return undefined
   const sealed = { from: earliest, to: earlier(req.range.end, build.closedAt) }
   const days = wholeDays(req.range.start, bucketStarts, sealed, build.closedAt)

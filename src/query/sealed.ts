@@ -137,19 +137,29 @@ const ceilTo = (t: DateTime, unit: number) => DateTime.fromMillis(Math.ceil(t.to
 export const sealedPeriods = (start: DateTime, end: DateTime, unit: number, closedAt: DateTime) =>
   wholePeriods(start, +end >= +closedAt ? ceilTo(closedAt, unit) : end, unit)
 
+const rowColumns = (dimension: Dimension) =>
+  new Map([[dimension.column, 'value'], ...(dimension.prefix ? [[dimension.prefix, 'prefix'] as const] : [])])
+
 /**
- * The rows of a table by dimension and value (sealed_rollups, sealed_dimension_revenue) with the
- * columns the filters compare under the sessions' names (`value AS country`), when every filter is
- * on the dimension's own value or prefix: a session passes such a filter with all its row's
- * sessions or none. Otherwise undefined.
+ * Whether every filter is on the dimension's own value or prefix: a session passes such a filter
+ * with all the sessions of its row by dimension and value or with none of them.
  */
-export function filteredRows(dimension: Dimension, filters: readonly Filter[], table: string): string | undefined {
-  const columns = new Map([[dimension.column, 'value'], ...(dimension.prefix ? [[dimension.prefix, 'prefix'] as const] : [])])
-  const onRow = (f: Filter) => {
+export function filtersOnRows(dimension: Dimension, filters: readonly Filter[]): boolean {
+  const columns = rowColumns(dimension)
+  return filters.length > 0 && filters.every((f) => {
     const target = filterTarget(f.name)
     return target?.level === 'session' && columns.has(target.column ?? '')
-  }
-  if (filters.length === 0 || !filters.every(onRow)) return undefined
+  })
+}
+
+/**
+ * The rows of a table by dimension and value (sealed_rollups, sealed_dimension_revenue) with the
+ * columns the filters compare under the sessions' names (`value AS country`), when filtersOnRows.
+ * Otherwise undefined.
+ */
+export function filteredRows(dimension: Dimension, filters: readonly Filter[], table: string): string | undefined {
+  if (!filtersOnRows(dimension, filters)) return undefined
+  const columns = rowColumns(dimension)
   return `(SELECT *, ${[...columns].map(([session, row]) => `${row} AS ${session}`).join(', ')} FROM ${table})`
 }
 
