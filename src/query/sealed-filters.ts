@@ -1,4 +1,5 @@
 import type { DateTime } from 'luxon'
+import type { Dimension } from './dimensions.ts'
 import { compileFilters, filterTarget, type Filter, type FilterContext } from './filters.ts'
 import type { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
@@ -101,4 +102,30 @@ export function sealedPageFiltering(filters: readonly Filter[], names = false): 
 export function sealedPageFilters(filters: readonly Filter[], params: SqlParams, ctx: FilterContext): { page: string; sessions: string } {
   const sessions = compileFilters(filters, 'sessions', params, { ...ctx, eventSessions: () => '1' })
   return { page: compileFilters(filters.filter((f) => onPage(f) || onName(f)), 'pageViews', params, ctx), sessions }
+}
+
+const rowColumns = (dimension: Dimension) =>
+  new Map([[dimension.column, 'value'], ...(dimension.prefix ? [[dimension.prefix, 'prefix'] as const] : [])])
+
+/**
+ * Whether every filter is on the dimension's own value or prefix: a session passes such a filter
+ * with all the sessions of its row by dimension and value or with none of them.
+ */
+export function filtersOnRows(dimension: Dimension, filters: readonly Filter[]): boolean {
+  const columns = rowColumns(dimension)
+  return filters.length > 0 && filters.every((f) => {
+    const target = filterTarget(f.name)
+    return target?.level === 'session' && columns.has(target.column ?? '')
+  })
+}
+
+/**
+ * The rows of a table by dimension and value (sealed_rollups, sealed_dimension_revenue) with the
+ * columns the filters compare under the sessions' names (`value AS country`), when filtersOnRows.
+ * Otherwise undefined.
+ */
+export function filteredRows(dimension: Dimension, filters: readonly Filter[], table: string): string | undefined {
+  if (!filtersOnRows(dimension, filters)) return undefined
+  const columns = rowColumns(dimension)
+  return `(SELECT *, ${[...columns].map(([session, row]) => `${row} AS ${session}`).join(', ')} FROM ${table})`
 }

@@ -2,9 +2,9 @@ import { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import { DIMENSIONS, type Dimension } from './dimensions.ts'
 import { UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
-import { filterTarget, UNINDEXED_SETS, type Filter } from './filters.ts'
+import { UNINDEXED_SETS } from './filters.ts'
 import { windowPlaceholders, type PageRequest } from './insights.ts'
-import { sealedSessionFilters } from './sealed-filters.ts'
+import { filteredRows, sealedSessionFilters } from './sealed-filters.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant, type TimeRange } from './time-range.ts'
 
@@ -136,32 +136,6 @@ const ceilTo = (t: DateTime, unit: number) => DateTime.fromMillis(Math.ceil(t.to
  */
 export const sealedPeriods = (start: DateTime, end: DateTime, unit: number, closedAt: DateTime) =>
   wholePeriods(start, +end >= +closedAt ? ceilTo(closedAt, unit) : end, unit)
-
-const rowColumns = (dimension: Dimension) =>
-  new Map([[dimension.column, 'value'], ...(dimension.prefix ? [[dimension.prefix, 'prefix'] as const] : [])])
-
-/**
- * Whether every filter is on the dimension's own value or prefix: a session passes such a filter
- * with all the sessions of its row by dimension and value or with none of them.
- */
-export function filtersOnRows(dimension: Dimension, filters: readonly Filter[]): boolean {
-  const columns = rowColumns(dimension)
-  return filters.length > 0 && filters.every((f) => {
-    const target = filterTarget(f.name)
-    return target?.level === 'session' && columns.has(target.column ?? '')
-  })
-}
-
-/**
- * The rows of a table by dimension and value (sealed_rollups, sealed_dimension_revenue) with the
- * columns the filters compare under the sessions' names (`value AS country`), when filtersOnRows.
- * Otherwise undefined.
- */
-export function filteredRows(dimension: Dimension, filters: readonly Filter[], table: string): string | undefined {
-  if (!filtersOnRows(dimension, filters)) return undefined
-  const columns = rowColumns(dimension)
-  return `(SELECT *, ${[...columns].map(([session, row]) => `${row} AS ${session}`).join(', ')} FROM ${table})`
-}
 
 /**
  * A breakdown from the sealed history. Whole UTC days before C come from the rollups (whole 8-day
