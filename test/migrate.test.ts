@@ -134,10 +134,10 @@ describe('the sealed columns a filtered window reads whole (035)', () => {
   })
 })
 
-describe('the sealed sessions without their event count (037)', () => {
-  it('drop the column no request reads', async () => {
+describe('the sealed sessions without their event count (037) and id (045)', () => {
+  it('drop the columns no request reads', async () => {
     const columns = await rt.runner.rows<{ name: string }>(
-      { name: 'columns', sql: "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'sealed_sessions' AND name = 'event_count'", params: {} },
+      { name: 'columns', sql: "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'sealed_sessions' AND name IN ('event_count', 'id')", params: {} },
       { timeoutS: 10 },
     )
     expect(columns).toEqual([])

@@ -63,11 +63,12 @@ describe('a build keys only what requests look up', () => {
   })
 
   it("sealed sessions: a visitor's key and entry and exit times on the held ones alone", async () => {
-    const kept = await rows<{ id: string; held: boolean }>(
-      `SELECT id, held FROM sealed_sessions WHERE project_id = {p:String} AND version = {v:UInt64}
-        AND (profile_key != 0 OR toUnixTimestamp64Milli(entry_at) != 0 OR toUnixTimestamp64Milli(exit_at) != 0) ORDER BY id`,
-    )
-    expect(kept).toEqual(spanning.map((id) => ({ id, held: true })))
+    const keyed = `SELECT session_key FROM sealed_sessions WHERE project_id = {p:String} AND version = {v:UInt64}
+        AND (profile_key != 0 OR toUnixTimestamp64Milli(entry_at) != 0 OR toUnixTimestamp64Milli(exit_at) != 0)`
+    expect(await idsKeyed(keyed)).toEqual(spanning)
+    expect(await idsKeyed(`${keyed} AND held`)).toEqual(spanning)
+    const [{ n } = { n: -1 }] = await rows<{ n: number }>(`SELECT count() AS n FROM (${keyed})`)
+    expect(n).toBe(spanning.length)
   })
 
   it('page keys: the sessions that span C and the events without a session, once each', async () => {

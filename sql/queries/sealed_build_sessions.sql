@@ -11,11 +11,11 @@
 -- The visitor's key and the entry's and exit's times are only for a held session, which requests
 -- extend with its events from C on (_sealed_live.sql): 0 on the others, which no request reads them
 -- of, so that they take next to no room (L: 89 MiB less per build).
-INSERT INTO sealed_sessions (project_id, version, created_at, ended_at, id, session_key, profile_key, vno, held,
+INSERT INTO sealed_sessions (project_id, version, created_at, ended_at, session_key, profile_key, vno, held,
   screen_view_count, revenue, entry_at, entry_origin, entry_path, exit_at, exit_origin, exit_path, {{attribute_names}}, sno)
 SELECT u.*, n.sno
 FROM (
-SELECT {project:String}, {version:UInt64}, s.created_at, s.ended_at, s.id, reinterpretAsUInt128(sipHash128(s.id)) AS session_key, toUInt128(0) AS no_profile_key,
+SELECT {project:String}, {version:UInt64}, s.created_at, s.ended_at, reinterpretAsUInt128(sipHash128(s.id)) AS session_key, toUInt128(0) AS no_profile_key,
   v.vno, false, s.screen_view_count, s.revenue,
   toDateTime64(0, 3, 'UTC') AS no_entry_at, s.entry_origin, s.entry_path, toDateTime64(0, 3, 'UTC') AS no_exit_at, s.exit_origin, s.exit_path, {{attribute_names}}
 FROM (
@@ -28,7 +28,7 @@ INNER JOIN (
   SELECT profile_key, min(vno) AS vno FROM sealed_visitors WHERE project_id = {project:String} GROUP BY profile_key
 ) AS v USING (profile_key)
 UNION ALL
-SELECT {project:String}, {version:UInt64}, s.created_at, s.ended_at, s.id, s.session_key AS session_key, s.profile_key,
+SELECT {project:String}, {version:UInt64}, s.created_at, s.ended_at, s.session_key AS session_key, s.profile_key,
   v.vno, true, s.screen_view_count, s.revenue,
   tupleElement(s.entry, 1), tupleElement(s.entry, 2), tupleElement(s.entry, 3),
   tupleElement(s.exit, 1), tupleElement(s.exit, 2), tupleElement(s.exit, 3), {{attribute_names}}

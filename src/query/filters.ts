@@ -58,6 +58,8 @@ export interface FilterContext {
    * for an event filter's predicate on a plain event column, or undefined where it has none.
    */
   eventSessions?: (predicate: string, column: string) => string | undefined
+  /** The rows name their session by `session_key`, the hash of its id (the sealed sessions), not by `id`. */
+  sessionKeys?: boolean
 }
 
 interface Operand {
@@ -228,7 +230,9 @@ export function compileFilters(filters: readonly Filter[], scope: FilterScope, p
   for (const { sql, column } of eventLevel) {
     parts.push(
       (column && ctx.eventSessions?.(sql, column)) ??
-        `id IN (SELECT session_id FROM events WHERE project_id = ${ctx.project} AND created_at >= ${ctx.from} AND (${sql}))`,
+        (ctx.sessionKeys
+          ? `session_key IN (SELECT reinterpretAsUInt128(sipHash128(session_id)) FROM events WHERE project_id = ${ctx.project} AND created_at >= ${ctx.from} AND (${sql}))`
+          : `id IN (SELECT session_id FROM events WHERE project_id = ${ctx.project} AND created_at >= ${ctx.from} AND (${sql}))`),
     )
   }
   if (sessionLevel.length > 0) {

@@ -42,6 +42,7 @@ export function sealedSessionFilters(filters: readonly Filter[], params: SqlPara
   const sealed = compileFilters(filters, 'sessions', params, {
     ...ctx,
     eventSessions: (predicate, column) => (POSTED.has(column) ? `bitmapContains(${postings(predicate, ctx.from)}, sno)` : undefined),
+    sessionKeys: true,
   })
   const live = compileFilters(filters, 'sessions', params, { ...ctx, from: `greatest(${ctx.from}, {held_from:DateTime64(3, 'UTC')})` })
   return { sealed, live }
