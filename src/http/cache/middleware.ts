@@ -113,7 +113,8 @@ export function createResponseCache(
 
   const middleware = (defaultRange: RangeName) =>
     createMiddleware<AppEnv>(async (c, next) => {
-      if (c.req.method !== 'GET' || c.req.queries('explain') !== undefined) {
+      // explainable() has parsed explain=sql already and given the request a runner that only records.
+      if (c.req.method !== 'GET' || c.get('runner')?.dryRun) {
         c.header('X-Quarry-Cache', 'bypass')
         return next()
       }
