@@ -14,6 +14,8 @@ interface Window {
 export interface CacheKey {
   key: string
   ttlMs: number
+  /** The key with the data watermark, and its ETag. */
+  at(version: string): { key: string; etag: string }
 }
 
 export interface KeyOptions {
@@ -77,8 +79,21 @@ export function cacheKeys(opts: KeyOptions) {
       described.set(memo, request)
     }
     if (!request) return undefined
-    return { key: request.key, ttlMs: request.cursor || request.end > now.getTime() ? opts.nowTtlMs : opts.closedTtlMs }
+    const found = request
+    return { key: found.key, ttlMs: found.cursor || found.end > now.getTime() ? opts.nowTtlMs : opts.closedTtlMs, at: (version) => versioned(found, version) }
   }
+}
+
+/**
+ * Remembered for the last watermark seen, which changes at most with each insert: the same key
+ * string on every hit (its hash computed once for the cache's map) and one SHA-256 per watermark.
+ */
+function versioned(described: Described, version: string) {
+  if (described.versioned?.version !== version) {
+    const key = `${described.key}#${version}`
+    described.versioned = { version, key, etag: etagOf(key) }
+  }
+  return described.versioned
 }
 
 /** A request's key with what its TTL is decided on. */
@@ -87,6 +102,7 @@ interface Described {
   end: number
   /** A cursor pins the window of its first page, which may have reached the present. */
   cursor: boolean
+  versioned?: { version: string; key: string; etag: string }
 }
 
 /** Bounds the memo of described requests by the bytes of their URLs and keys (a query string may be 16 KB). */
@@ -100,7 +116,8 @@ const DESCRIBED_BYTES = 8 * 1024 * 1024
 function describedRequests() {
   return new LRUCache<string, Described | false>({
     maxSize: DESCRIBED_BYTES,
-    sizeCalculation: (d, memo) => memo.length + (d ? d.key.length : 0) + 64,
+    // The key twice: once more with the watermark, once a request has been looked up.
+    sizeCalculation: (d, memo) => memo.length + (d ? 2 * d.key.length : 0) + 128,
   })
 }
 
@@ -123,7 +140,7 @@ function describe(
   return { key, end: window.end, cursor: url.searchParams.has('cursor') }
 }
 
-export const etagOf = (key: string) => `W/"${hash('sha256', key, 'base64url').slice(0, 27)}"`
+const etagOf = (key: string) => `W/"${hash('sha256', key, 'base64url').slice(0, 27)}"`
 
 /** Whether an If-None-Match header names `etag` (or `*`), in weak comparison. */
 export const matchesEtag = (header: string | undefined, etag: string) =>
