@@ -6,7 +6,7 @@
 import { gunzipSync } from 'node:zlib'
 import { decompress as zstdDecompress } from '@mongodb-js/zstd'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createClientRow } from '../src/auth/clients.ts'
+import { createClientRow, revokeClient } from '../src/auth/clients.ts'
 import type { QueryRunner } from '../src/clickhouse/run.ts'
 import { LruCache } from '../src/http/cache/lru.ts'
 import { createResponseCache, type ResponseCacheOptions } from '../src/http/cache/middleware.ts'
@@ -211,6 +211,25 @@ describe('what it keeps', () => {
     expect((await call(cached, `http://quarry.test/insights/${U}/city?limit=5&range=30d`)).cache).toBe('hit')
     expect((await call(cached, `http://quarry.test/insights/${U}/city?limit=6&range=30d`)).cache).toBe('miss')
     expect((await call(cached, `http://quarry.test/insights/${S}/city?limit=6&range=30d`)).cache).toBe('miss')
+  })
+
+  it('serves a cached body only to a client allowed to read its project, checked on every hit', async () => {
+    // No verification kept, so a revocation is seen at the next request.
+    const cache = createResponseCache({ now: () => clock.now, watermark: eventsWatermark(rt.runner) })
+    const cached = testApp(rt, { now: () => clock.now, responseCache: cache, config: { ...rt.config, QUARRY_AUTH_CACHE_TTL_S: 0 } })
+    const url = `http://quarry.test/insights/${U}/browser?range=30d`
+    const reader = await createClientRow(rt.runner, { type: 'read', projectId: U, organizationId: PROJECTS.utc.organizationId, name: 'reader' })
+    const other = await createClientRow(rt.runner, { type: 'read', projectId: S, organizationId: PROJECTS.sthlm.organizationId, name: 'other' })
+    const as = (c: { id: string; secret: string }) => ({ 'openpanel-client-id': c.id, 'openpanel-client-secret': c.secret })
+    expect((await call(cached, url)).cache).toBe('miss')
+    expect((await call(cached, url, as(reader))).cache).toBe('hit')
+    const refused = async (h: Record<string, string>) => (await cached.request(url, { headers: h })).status
+    expect(await refused({})).toBe(401)
+    expect(await refused({ ...as(reader), 'openpanel-client-secret': `${reader.secret}0` })).toBe(401)
+    expect(await refused(as(other))).toBe(403)
+    await revokeClient(rt.runner, reader.id)
+    expect(await refused(as(reader))).toBe(401)
+    expect((await call(cached, url)).cache).toBe('hit')
   })
 
   it('never caches errors: parameter errors bypass, engine failures are retried', async () => {

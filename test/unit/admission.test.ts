@@ -71,6 +71,18 @@ describe('admission with a pace', () => {
     expect(work.status).toBe(200)
   })
 
+  it('does not count as ahead a request whose client has gone', async () => {
+    const a = app({ limit: 1000, pace: { slots: 1, queueWaitMs: 100 } }, 40)
+    await Promise.all(Array.from({ length: 3 }, () => timedRequest(a)))
+    // Ten queries whose clients leave at once: by the pace the next would wait ~400 ms behind them.
+    const gone = Array.from({ length: 10 }, () => new AbortController())
+    const abandoned = gone.map((abort) => Promise.resolve(a.request('/work', { signal: abort.signal })))
+    for (const abort of gone) abort.abort()
+    const next = await timedRequest(a)
+    expect(next.status).toBe(200)
+    await Promise.all(abandoned)
+  })
+
   it('without a pace, only the limit on requests in progress refuses', async () => {
     const a = app({ limit: 4 }, 20)
     const results = await Promise.all(Array.from({ length: 10 }, () => timedRequest(a)))

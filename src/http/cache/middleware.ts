@@ -5,7 +5,7 @@ import type { RangeName } from '../../query/time-range.ts'
 import { SingleFlight } from '../../single-flight.ts'
 import { acceptsCoding } from '../content-coding.ts'
 import { gzipOnce } from '../compression.ts'
-import { cacheKeys, etagOf, matchesEtag } from './key.ts'
+import { cacheKeys, matchesEtag } from './key.ts'
 import { LruCache, type Entry } from './lru.ts'
 import { throttledWatermark } from './watermark.ts'
 
@@ -113,7 +113,8 @@ export function createResponseCache(
 
   const middleware = (defaultRange: RangeName) =>
     createMiddleware<AppEnv>(async (c, next) => {
-      if (c.req.method !== 'GET' || c.req.queries('explain') !== undefined) {
+      // explainable() has parsed explain=sql already and given the request a runner that only records.
+      if (c.req.method !== 'GET' || c.get('runner')?.dryRun) {
         c.header('X-Quarry-Cache', 'bypass')
         return next()
       }
@@ -125,8 +126,8 @@ export function createResponseCache(
         c.header('X-Quarry-Cache', 'bypass')
         return next()
       }
-      const key = `${described.key}#${version}`
-      const etag = opts.etag ? etagOf(key) : undefined
+      const { key, etag: tag } = described.at(version)
+      const etag = opts.etag ? tag : undefined
       if (etag && matchesEtag(c.req.header('if-none-match'), etag)) {
         c.header('ETag', etag)
         c.header('X-Quarry-Cache', 'hit')
