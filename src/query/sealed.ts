@@ -228,7 +228,7 @@ export interface SealedLatestRow {
  * held sessions alone, page keys only of the sessions that may still cross C, no event counts (037), the event
  * rollups by UTC half hour (040) and the pages' last-view numbers of the last 31 days (038).
  */
-export const SEALED_FORMAT = 15
+export const SEALED_FORMAT = 16
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',
