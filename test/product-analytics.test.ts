@@ -12,7 +12,7 @@ import { createClientRow } from '../src/auth/clients.ts'
 import { createProject } from '../src/projects.ts'
 import { assembleFunnel, funnelStatement } from '../src/query/product/funnel.ts'
 import type { FlowRow } from '../src/query/product/sankey.ts'
-import { sealedFlow, sealedFunnel } from '../src/query/product/sealed-units.ts'
+import { NAME_BIT, sealedFlow, sealedFunnel } from '../src/query/product/sealed-units.ts'
 import { flowStatement } from '../src/query/product/user-flow.ts'
 import { productRange } from '../src/query/product/window.ts'
 import { readSealedLatest, sealedLatestStatement, type SealedLatestRow } from '../src/query/sealed.ts'
@@ -282,7 +282,8 @@ describe('funnel and user flow from the sealed history', () => {
    * people whose steps the build's episodes (cut after a day without events) must not part: a
    * step exactly a day after the one before it, one a millisecond later (which a window of 720
    * hours still chains), and a profile that is also a device, anonymous there and identified on
-   * another device in the same minutes.
+   * another device in the same minutes; and one whose event x26 shares signup's bit in the
+   * episodes' masks of names (NAME_BIT), so that its episode is read for level 2 and is not at it.
    */
   const people = () => {
     const d = (name: string) => `${p.id}-${name}`
@@ -325,6 +326,9 @@ describe('funnel and user flow from the sealed history', () => {
       row(utc('2026-03-14T10:00:00'), 'session_start', d('tw-s1'), d('tw')),
       row(utc('2026-03-14T10:01:00'), 'signup', d('tw-s2'), d('tw-b'), d('tw')),
       row(utc('2026-03-14T10:02:00'), 'add_to_cart', d('tw-s1'), d('tw')),
+      row(utc('2026-03-16T10:00:00'), 'session_start', d('hash-s1'), d('hash'), d('u-hash')),
+      row(utc('2026-03-16T10:01:00'), 'x26', d('hash-s1'), d('hash'), d('u-hash')),
+      row(utc('2026-03-16T10:02:00'), 'add_to_cart', d('hash-s1'), d('hash'), d('u-hash')),
     ]
   }
 
@@ -405,6 +409,9 @@ describe('funnel and user flow from the sealed history', () => {
     expect(within('late', 24)).toEqual([1, 0, 0, 0])
     expect(within('late', 720)).toEqual([1, 1, 0, 0])
     expect(within('tw', 24, ['tw', 'tw-b'])).toEqual([1, 1, 1, 0])
+    expect(within('hash', 24)).toEqual([1, 0, 0, 0])
+    const [{ bits } = { bits: [] }] = await rt.runner.rows<{ bits: string[] }>({ name: 'name_bits', sql: `SELECT arrayMap(n -> ${NAME_BIT}, ['x26', 'signup']) AS bits`, params: {} }, { timeoutS: 10 })
+    expect(new Set(bits).size).toBe(1)
     const edge = rows.filter((e) => e.device_id === `${p.id}-edge`)
     expect(funnelUsers(edge, win(p.timezone, RECENT), STEPS, 720, 'profile_id')).toEqual([1, 1, 1, 0])
   })

@@ -13,7 +13,12 @@
 -- grouped by person. Everyone else's episodes are never within a window of each other: each
 -- episode's level is computed as a session's is (insights_funnel_sealed.sql), and a person's level
 -- is the highest of them, counted per level as bitmaps of the profiles' numbers (people with a
--- level L and none higher), less the numbers of the held episodes' profiles.
+-- level L and none higher), less the numbers of the held episodes' profiles. Level 1 or more is
+-- having an event of step 1 in the window: where {rollups} (the window's edges on UTC hours, or its
+-- end at or after C), the step-1 name's rollups of the whole UTC days inside it and of its other
+-- hours, else the episodes. Only the episodes whose mask has step 2's bit (migration 042; the
+-- masks found by the sort key) can be at level 2 or more, so only they get windowFunnel (L, 30
+-- days: 15 % of the episodes).
 --
 -- The events after C, the links and the held people's levels are scalar subqueries: a CTE is
 -- computed again wherever it is named (the links, named three times, cost 160-190 ms of CPU each
@@ -92,18 +97,39 @@ FROM (
   FROM (
     SELECT level, bits, groupBitmapMergeState(bits) OVER (ORDER BY level DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS higher
     FROM (
-      SELECT level, groupBitmapState(vno) AS bits
+      SELECT level, groupBitmapMergeState(bits) AS bits
       FROM (
-        SELECT vno, if(has(ks, {second:UInt8}), arrayReduce({funnel:String}, arrayMap((t, k) -> toUInt64(t * 16 + 15 - k), times, ks), {{episode_conditions}}), toUInt8(has(ks, 1))) AS level
+        SELECT toUInt8(1) AS level, groupBitmapMergeState(profiles) AS bits
+        FROM sealed_event_rollups
+        WHERE project_id = {project:String} AND version = {version:UInt64} AND {rollups:Bool} AND NOT {grouped:Bool}
+          AND name = {steps:Array(String)}[1] AND has_profile
+          AND hour >= {from:DateTime64(3, 'UTC')} AND hour < {to:DateTime64(3, 'UTC')}
+          AND if(hour >= {days_from:DateTime64(3, 'UTC')} AND hour < {days_to:DateTime64(3, 'UTC')}, hours = 24, hours = 1)
+        UNION ALL
+        SELECT toUInt8(1), groupBitmapState(vno)
+        FROM sealed_person_events
+        WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT {rollups:Bool} AND NOT {grouped:Bool}
+          AND created_at < {to:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')}
+          AND arrayExists((n, t) -> n = {steps:Array(String)}[1] AND t >= {from_ms:UInt64} AND t < {to_ms:UInt64}, names, times)
+        UNION ALL
+        SELECT level, groupBitmapState(vno)
         FROM (
-          SELECT vno, times,
-            arrayMap((n, t) -> transform(n, {names:Array(String)}, {numbers:Array(UInt8)}, 0) * (t >= {from_ms:UInt64} AND t < {to_ms:UInt64}), names, times) AS ks
-          FROM sealed_person_events
-          WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT {grouped:Bool}
-            AND created_at < {to:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')}
+          SELECT vno, arrayReduce({funnel:String}, arrayMap((t, k) -> toUInt64(t * 16 + 15 - k), times, ks), {{episode_conditions}}) AS level
+          FROM (
+            SELECT vno, times,
+              arrayMap((n, t) -> transform(n, {names:Array(String)}, {numbers:Array(UInt8)}, 0) * (t >= {from_ms:UInt64} AND t < {to_ms:UInt64}), names, times) AS ks
+            FROM sealed_person_events
+            WHERE project_id = {project:String} AND version = {version:UInt64} AND NOT {grouped:Bool}
+              AND created_at < {to:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')}
+              AND mask IN (
+                WITH {steps:Array(String)}[2] AS n
+                SELECT DISTINCT mask FROM sealed_person_events
+                WHERE project_id = {project:String} AND version = {version:UInt64} AND bitAnd(mask, {{name_bit}}) != 0)
+          )
         )
+        WHERE level > 1
+        GROUP BY level
       )
-      WHERE level > 0
       GROUP BY level
     )
   )

@@ -3,9 +3,10 @@
 -- each event more than {gap_ms} after the one before it. Run after sealed_build_device_profiles,
 -- which tells the devices with an identified event (`linked`), and after the visitors are numbered.
 -- Both kinds of a profile are gathered in one group, so that `twofold` needs no window over the
--- profiles' arrays (L: 29-31 s of CPU -> 26 s, peak RSS 2.7 -> 1.9 GB, the same rows).
-INSERT INTO sealed_person_events (project_id, version, created_at, ended_at, profile_key, vno, anonymous, linked, twofold, times, names)
-SELECT {project:String}, {version:UInt64},
+-- profiles' arrays (L: 29-31 s of CPU -> 26 s, peak RSS 2.7 -> 1.9 GB, the same rows). `mask`: the
+-- bits of the episode's names (the slot name_bit of a name `n`, migration 042).
+INSERT INTO sealed_person_events (project_id, version, mask, created_at, ended_at, profile_key, vno, anonymous, linked, twofold, times, names)
+SELECT {project:String}, {version:UInt64}, arrayReduce('groupBitOr', arrayMap(n -> {{name_bit}}, arrayMap(e -> e.2, episode))),
   fromUnixTimestamp64Milli(toInt64(episode[1].1), 'UTC'), fromUnixTimestamp64Milli(toInt64(episode[-1].1), 'UTC'),
   p.profile_key, v.vno, p.anonymous, p.linked, p.twofold, arrayMap(e -> e.1, episode), arrayMap(e -> e.2, episode)
 FROM (

@@ -1,5 +1,5 @@
 import { windowPlaceholders } from '../insights.ts'
-import type { SealedBuild } from '../sealed.ts'
+import { DAY_MS, onUtcHour, sealedPeriods, type SealedBuild } from '../sealed.ts'
 import { renderSql } from '../sql-templates.ts'
 import { clickhouseInstant } from '../time-range.ts'
 import { funnelWindow, type FunnelRequest } from './funnel.ts'
@@ -12,6 +12,13 @@ import type { UnitRequest } from './window.ts'
  * funnels by person with a window up to this long take each episode's level alone.
  */
 export const EPISODE_GAP_HOURS = 24
+
+/**
+ * An event name's bit in an episode's mask of names (sql/schema/042_sealed_person_masks.sql), as SQL
+ * of a name `n`: by its hash, so that a request needs no dictionary of the build; names that share
+ * a bit only cost a request episodes it need not have read.
+ */
+export const NAME_BIT = 'bitShiftLeft(toUInt64(1), sipHash64(n) % 64)'
 
 /**
  * Funnels and the user flow from the sessions' event arrays of the sealed history
@@ -50,12 +57,22 @@ export function sealedFunnel(req: FunnelRequest): FromBuild {
       second: number(req.steps[1]!),
     })
     if (req.groupBy === 'profile_id') {
-      params.values.grouped = req.windowHours > EPISODE_GAP_HOURS
+      // Each rollup row of an hour or a day holds that period's events before C: whole in the window
+      // where the window's start is on an hour and its end is too, or at or after C.
+      const { start, end } = req.range
+      const days = sealedPeriods(start, end, DAY_MS, build.closedAt)
+      Object.assign(params.values, {
+        grouped: req.windowHours > EPISODE_GAP_HOURS,
+        rollups: onUtcHour(start) && (+end >= +build.closedAt || onUtcHour(end)),
+        days_from: clickhouseInstant(days.from),
+        days_to: clickhouseInstant(days.to),
+      })
       return {
         name: 'insights_funnel_people_sealed',
         sql: renderSql('insights_funnel_people_sealed', {
           conditions: req.steps.map((step) => `arrayMap(x -> x % 16 = ${15 - number(step)}, xs)`).join(', '),
           episode_conditions: req.steps.map((step) => `arrayMap(k -> k = ${number(step)}, ks)`).join(', '),
+          name_bit: NAME_BIT,
         }),
         params: params.values,
       }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import type { QueryRunner, Statement } from '../../clickhouse/run.ts'
 import { DIMENSIONS, type Dimension } from '../../query/dimensions.ts'
 import { eventInsertsStatement } from '../../query/event-inserts.ts'
-import { EPISODE_GAP_HOURS } from '../../query/product/sealed-units.ts'
+import { EPISODE_GAP_HOURS, NAME_BIT } from '../../query/product/sealed-units.ts'
 import { attributeFragments, SEALED_FORMAT } from '../../query/sealed.ts'
 import { postingsFragments } from '../../query/sealed-filters.ts'
 import { SEEN_DAYS } from '../../query/sealed-pages.ts'
@@ -134,7 +134,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
     await step('sealed_build_profile_days')
     await step('sealed_build_session_events')
     await step('sealed_build_device_profiles')
-    await step('sealed_build_person_events', {}, { gap_ms: EPISODE_GAP_HOURS * 3_600_000 })
+    await step('sealed_build_person_events', { name_bit: NAME_BIT }, { gap_ms: EPISODE_GAP_HOURS * 3_600_000 })
     for (const name of PAGE_STEPS) await step(name)
     await step('sealed_build_page_ends', {}, { seen_days: SEEN_DAYS })
   } catch (err) {
