@@ -226,9 +226,10 @@ export interface SealedLatestRow {
  * visitors counted on the day of their last view (034, /pages over whole days to C); 15 (14 was
  * never released): the sessions' revenue by dimension (039, /metrics filtered on one dimension), visitors' keys and entry and exit times on
  * held sessions alone, page keys only of the sessions that may still cross C, no event counts (037), the event
- * rollups by UTC half hour (040) and the pages' last-view numbers of the last 31 days (038).
+ * rollups by UTC half hour (040) and the pages' last-view numbers of the last 31 days (038); 16: each UTC day's
+ * sessions as arrays (044, /metrics filtered on events).
  */
-export const SEALED_FORMAT = 15
+export const SEALED_FORMAT = 16
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',
