@@ -74,6 +74,10 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
     params.values.session_days_from = clickhouseInstant(sessionDays.from)
     params.values.session_days_to = clickhouseInstant(sessionDays.to)
   }
+  const revenueFilters = !byDimension && !pages && filters.sealed ? sealedRevenueFilters(req.filters, build, earliest, params) : undefined
+  // The days' sessions began in the window, so the revenue's postings (from an earlier day) pick the
+  // same of them: one text, which ClickHouse unions once for both (L, 30d, `name is revenue`: 318 -> 283 ms of CPU).
+  const daySessions = revenueFilters ? revenueFilters.revenue_sessions : filters.sealed
   // Filters all on the page leave each view and revenue event in or out by its own page: the page tables have those.
   const pageTables = pages && sealedPageFiltering(req.filters) === 'page'
   if (pageTables) {
@@ -100,7 +104,7 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
       rollups: byDimension ? filteredRows(byDimension.dimension, req.filters, 'sealed_rollups')! : 'sealed_rollups',
       rollup_filters: byDimension ? filters.sealed : '',
       sessions: sessionDays
-        ? renderSql('_sealed_metrics_session_days', { ...parts, day_views: pages ? 'toUInt64(0)' : 'arraySum((x, m) -> x * m, views, mask)' })
+        ? renderSql('_sealed_metrics_session_days', { ...parts, session_filters: daySessions, day_views: pages ? 'toUInt64(0)' : 'arraySum((x, m) -> x * m, views, mask)' })
         : sealedSessions
           ? renderSql('_sealed_metrics_sessions', parts)
           : '',
@@ -114,8 +118,8 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
           })
         : pageTables
           ? renderSql('_sealed_metrics_page_revenue', { revenue_filters: eventFilters })
-          : !pages && filters.sealed
-            ? renderSql('_sealed_metrics_revenue', sealedRevenueFilters(req.filters, build, earliest, params))
+          : revenueFilters
+            ? renderSql('_sealed_metrics_revenue', revenueFilters)
             : revenueSnapshot
               ? renderSql('_sealed_metrics_revenue_snapshot')
               : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters, hole_events: split.rows }),
