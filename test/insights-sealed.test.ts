@@ -392,6 +392,51 @@ describe('/metrics filtered on one dimension, from its rollups', () => {
   })
 })
 
+describe('/metrics filtered on events, from the session days', () => {
+  // Each set on the postings' columns alone (the name, the path, the origin), one filter or two.
+  const POSTED: Filter[][] = [
+    [{ name: 'name', operator: 'is', value: ['revenue'] }],
+    [{ name: 'path', operator: 'contains', value: ['/sx'] }],
+    [{ name: 'name', operator: 'is', value: ['click', 'revenue'] }, { name: 'origin', operator: 'isNotNull', value: [] }],
+    [{ name: 'path', operator: 'startsWith', value: ['/pricing', '/sx'] }, { name: 'name', operator: 'isNot', value: ['click'] }],
+  ]
+  const utc = (start: string, end: string): Window => ({ start: Date.parse(start), end: Date.parse(end), timezone: 'UTC' })
+  // Whole UTC days to C, from a midnight that sx-night crosses, and ending before C on a midnight.
+  const DAYS: [Query, Window][] = [
+    [{ range: '30d' }, utc('2026-03-15T00:00:00Z', '2026-04-15T00:00:00Z')],
+    [{ range: 'today' }, utc('2026-04-14T00:00:00Z', '2026-04-15T00:00:00Z')],
+    [{ startDate: '2026-04-10', endDate: '2026-04-14' }, utc('2026-04-10T00:00:00Z', '2026-04-15T00:00:00Z')],
+    [{ startDate: '2026-03-01', endDate: '2026-04-09' }, utc('2026-03-01T00:00:00Z', '2026-04-10T00:00:00Z')],
+  ]
+  it('over whole UTC days, each bucket and the previous window', async () => {
+    const data = model()
+    for (const filters of POSTED) {
+      expect(data.metricValues(U, DAYS[0]![1], filters).total_sessions, JSON.stringify(filters)).toBeGreaterThan(0)
+      for (const [query, w] of DAYS) {
+        for (const interval of ['day', 'week', 'month'] as Interval[]) {
+          const res = await get(U, 'metrics', { ...(query as object), filters, interval, previous: 'true' })
+          expect(res.sealedUntil).toBe(C)
+          const previous: Window = { start: 2 * w.start - w.end, end: w.start, timezone: 'UTC' }
+          const expected = { ...data.metrics(U, w, interval, filters), previous: data.metricValues(U, previous, filters) }
+          expect(res.body, `${JSON.stringify(query)} ${interval} ${JSON.stringify(filters)}`).toEqual(expected)
+        }
+      }
+    }
+  })
+
+  it('reads no sealed session over whole UTC days, unless the days split or a filter is on something else', async () => {
+    const sql = async (query: Query, filters: Filter[]) => (await h.get(U, 'metrics', { ...(query as object), filters, explain: 'sql' })).body.sql.at(-1)
+    for (const filters of POSTED) {
+      const days = await sql({ range: '30d' }, filters)
+      expect(days).not.toContain('FROM sealed_sessions')
+      expect(days).toContain('FROM sealed_session_days')
+    }
+    expect(await sql({ range: '30d', timezone: 'Europe/Stockholm' }, POSTED[0]!)).toContain('FROM sealed_sessions')
+    expect(await sql({ range: '7d', interval: 'hour' }, POSTED[0]!)).toContain('FROM sealed_sessions')
+    expect(await sql({ range: '30d' }, [...POSTED[0]!, { name: 'country', operator: 'is', value: ['SE'] }])).not.toContain('FROM sealed_session_days')
+  })
+})
+
 describe('event filters on the sealed history', () => {
   const query = { startDate: '2026-03-02T10:00:00Z', endDate: '2026-04-14T22:00:00Z' }
   // A request that only explains itself plans with what earlier requests checked: one runs first.

@@ -3,7 +3,8 @@
 -- by its event): the whole UTC days among them [long_from, long_to) from the day rows, the other
 -- hours from the hourly ones, but for the hours a bucket or the current window starts inside
 -- ({holes}: `rollup_holes` leaves them out); the rest, those hours included, from sealed_sessions
--- (the `sessions` slot, _sealed_metrics_sessions.sql) and events; from C on, the live sessions (the
+-- (the `sessions` slot, _sealed_metrics_sessions.sql, or, filtered on events' names, origins and
+-- paths alone over whole UTC days, _sealed_metrics_session_days.sql) and events; from C on, the live sessions (the
 -- `live_part` slot, _sealed_metrics_live.sql) and the revenue events. A slot is empty where its part
 -- of the window is. The caller uses hours only when no filter applies, and not for hourly buckets
 -- off the hour. The revenue events (the `revenue_events` slot) are those of the window outside the

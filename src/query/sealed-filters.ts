@@ -53,6 +53,9 @@ const onPostings = (f: Filter) => {
   return target?.level === 'event' && POSTED.has(target.column ?? '')
 }
 
+/** Whether there are filters and each is on a posted column: together, a condition on a sealed session's number alone. */
+export const filtersOnPostings = (filters: readonly Filter[]): boolean => filters.length > 0 && filters.every(onPostings)
+
 /**
  * The slots of a filtered /metrics' revenue events (sql/queries/_sealed_metrics_revenue.sql): the
  * sealed sessions that may overlap the window, from their earliest start on, where event filters

@@ -5,7 +5,7 @@ import { compileFilters, UNINDEXED_SETS } from './filters.ts'
 import { bucketExpression } from './insights.ts'
 import { filtersPages, type MetricsRequest } from './metrics.ts'
 import { earlier, holeConditions, HOUR_MS, liveSource, onUtcHour, sealedPlaceholders, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
-import { filteredRows, filtersOnRows, sealedPageFiltering, sealedRevenueFilters, sealedSessionFilters } from './sealed-filters.ts'
+import { filteredRows, filtersOnPostings, filtersOnRows, sealedPageFiltering, sealedRevenueFilters, sealedSessionFilters } from './sealed-filters.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
 
@@ -26,16 +26,25 @@ export function hourlyTotalsAnswer(req: MetricsRequest, bucketStarts: readonly D
  */
 function dimensionDays(req: MetricsRequest, bucketStarts: readonly DateTime[], build: SealedBuild, earliest: DateTime) {
   const dimension = DIMENSIONS.find((d) => d.filterable && filtersOnRows(d, req.filters))
-  if (!dimension) return undefined
+  const days = dimension && sealedDays(req, bucketStarts, build, earliest)
+  return dimension && days ? { dimension, days } : undefined
+}
+
+/**
+ * The whole UTC days that are all of a /metrics window's sealed part, each bucket starting on a UTC
+ * midnight: C's day whole. Undefined when the days would not cover it.
+ */
+function sealedDays(req: MetricsRequest, bucketStarts: readonly DateTime[], build: SealedBuild, earliest: DateTime) {
   const sealed = { from: earliest, to: earlier(req.range.end, build.closedAt) }
   const days = wholeDays(req.range.start, bucketStarts, sealed, build.closedAt)
-  return +days.from === +sealed.from && +days.to >= +sealed.to ? { dimension, days } : undefined
+  return +days.from === +sealed.from && +days.to >= +sealed.to ? days : undefined
 }
 
 /**
  * /metrics from the sealed history. With filters all on the page (origin, path), the views and
  * revenue, the matching events' own, come from the page tables: whole UTC days of views from their
- * day rows where no bucket starts inside one.
+ * day rows where no bucket starts inside one. With filters all on events' names, origins and paths,
+ * a sealed part of whole UTC days takes its sessions from the session days (sql/schema/044_sealed_session_days.sql).
  */
 export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readonly DateTime[], build: SealedBuild): Statement {
   const earliest = req.previous?.start ?? req.range.start
@@ -59,6 +68,16 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
   const parts = { bucket, session_filters: filters.sealed, live_filters: filters.live, session_views: pages ? 'toUInt64(0)' : 'screen_view_count', hole_sessions: split.rows }
   const eventFilters = pages ? compileFilters(req.filters, 'pageViews', params, ctx) : ''
   const sealedSessions = +rollup.from > +earliest || +rollup.to < +earlier(req.range.end, build.closedAt) || holes.length > 0
+  // Filters all on posted columns pick a day's sessions by their numbers alone: from the session days.
+  const sessionDays = sealedSessions && filtersOnPostings(req.filters) ? sealedDays(req, bucketStarts, build, earliest) : undefined
+  if (sessionDays) {
+    params.values.session_days_from = clickhouseInstant(sessionDays.from)
+    params.values.session_days_to = clickhouseInstant(sessionDays.to)
+  }
+  const revenueFilters = !byDimension && !pages && filters.sealed ? sealedRevenueFilters(req.filters, build, earliest, params) : undefined
+  // The days' sessions began in the window, so the revenue's postings (from an earlier day) pick the
+  // same of them: one text, which ClickHouse unions once for both (L, 30d, `name is revenue`: 318 -> 283 ms of CPU).
+  const daySessions = revenueFilters ? revenueFilters.revenue_sessions : filters.sealed
   // Filters all on the page leave each view and revenue event in or out by its own page: the page tables have those.
   const pageTables = pages && sealedPageFiltering(req.filters) === 'page'
   if (pageTables) {
@@ -84,7 +103,11 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
       rollup_holes: split.periods('period'),
       rollups: byDimension ? filteredRows(byDimension.dimension, req.filters, 'sealed_rollups')! : 'sealed_rollups',
       rollup_filters: byDimension ? filters.sealed : '',
-      sessions: sealedSessions ? renderSql('_sealed_metrics_sessions', parts) : '',
+      sessions: sessionDays
+        ? renderSql('_sealed_metrics_session_days', { ...parts, session_filters: daySessions, day_views: pages ? 'toUInt64(0)' : 'arraySum((x, m) -> x * m, views, mask)' })
+        : sealedSessions
+          ? renderSql('_sealed_metrics_sessions', parts)
+          : '',
       live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', parts) : '',
       page_views: pages ? renderSql(views, { bucket, view_filters: eventFilters }) : '',
       revenue_events: byDimension
@@ -95,8 +118,8 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
           })
         : pageTables
           ? renderSql('_sealed_metrics_page_revenue', { revenue_filters: eventFilters })
-          : !pages && filters.sealed
-            ? renderSql('_sealed_metrics_revenue', sealedRevenueFilters(req.filters, build, earliest, params))
+          : revenueFilters
+            ? renderSql('_sealed_metrics_revenue', revenueFilters)
             : revenueSnapshot
               ? renderSql('_sealed_metrics_revenue_snapshot')
               : renderSql('_sealed_metrics_revenue_events', { revenue_filters: eventFilters, hole_events: split.rows }),

@@ -226,10 +226,12 @@ export interface SealedLatestRow {
  * visitors counted on the day of their last view (034, /pages over whole days to C); 15 (14 was
  * never released): the sessions' revenue by dimension (039, /metrics filtered on one dimension), visitors' keys and entry and exit times on
  * held sessions alone, page keys only of the sessions that may still cross C, no event counts (037), the event
- * rollups by UTC half hour (040) and the pages' last-view numbers of the last 31 days (038); 16: the
- * sealed sessions without their id (045).
+ * rollups by UTC half hour (040) and the pages' last-view numbers of the last 31 days (038); 17 (16 was
+ * never released): the episodes masked by their names and sorted by the mask (042, funnels by person),
+ * each UTC day's sessions as arrays (044, /metrics filtered on events) and the sealed sessions without
+ * their id (045).
  */
-export const SEALED_FORMAT = 16
+export const SEALED_FORMAT = 17
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',

@@ -46,6 +46,7 @@ const COMPACTED_TABLES = [
   'sealed_revenue_events',
   'sealed_page_revenue',
   'sealed_dimension_revenue',
+  'sealed_session_days',
 ] as const
 /** Every table with rows of a build: those, the snapshots requests write, and the build's row. */
 const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_events', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_builds'] as const
@@ -79,7 +80,7 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 /**
  * Seals one project's history before C: numbers its new visitors (each session's, then every
  * event's profile), writes its sessions (those that go on after C as `held` parts), the sessions of
- * each day's event names, origins and paths, the revenue events of the sessions and of the pages, and
+ * each day's event names, origins and paths, each day's sessions as arrays (filters), the revenue events of the sessions and of the pages, and
  * the sessions' revenue by day and value (filters), then
  * each dimension's daily rollup and their 8-day blocks, the totals and the event rollups by half
  * hour, by hour and by day, the hourly and daily sets of profiles, the sessions' event arrays, each profile's episodes
@@ -119,6 +120,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
     await step('sealed_build_event_visitors')
     await step('sealed_build_sessions')
     await step('sealed_build_event_postings', postingsFragments)
+    await step('sealed_build_session_days')
     await step('sealed_build_revenue_events')
     await step('sealed_build_page_revenue')
     await step('sealed_build_dimension_revenue', groupingFragments(DIMENSIONS.filter((d) => d.filterable)))
