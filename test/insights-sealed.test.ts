@@ -334,6 +334,29 @@ describe('/metrics from the sealed history', () => {
   })
 })
 
+const utc = (start: string, end: string): Window => ({ start: Date.parse(start), end: Date.parse(end), timezone: 'UTC' })
+// Whole UTC days to C, from a midnight that sx-night crosses, and ending before C on a midnight.
+const WHOLE_DAYS: [Query, Window][] = [
+  [{ range: '30d' }, utc('2026-03-15T00:00:00Z', '2026-04-15T00:00:00Z')],
+  [{ range: 'today' }, utc('2026-04-14T00:00:00Z', '2026-04-15T00:00:00Z')],
+  [{ startDate: '2026-04-10', endDate: '2026-04-14' }, utc('2026-04-10T00:00:00Z', '2026-04-15T00:00:00Z')],
+  [{ startDate: '2026-03-01', endDate: '2026-04-09' }, utc('2026-03-01T00:00:00Z', '2026-04-10T00:00:00Z')],
+]
+
+/** Filtered /metrics over each of WHOLE_DAYS, by day, week and month, with the previous window: as the model counts it. */
+async function expectWholeDays(filters: Filter[]): Promise<void> {
+  const data = model()
+  for (const [query, w] of WHOLE_DAYS) {
+    for (const interval of ['day', 'week', 'month'] as Interval[]) {
+      const res = await get(U, 'metrics', { ...(query as object), filters, interval, previous: 'true' })
+      expect(res.sealedUntil).toBe(C)
+      const previous: Window = { start: 2 * w.start - w.end, end: w.start, timezone: 'UTC' }
+      const expected = { ...data.metrics(U, w, interval, filters), previous: data.metricValues(U, previous, filters) }
+      expect(res.body, `${JSON.stringify(query)} ${interval} ${JSON.stringify(filters)}`).toEqual(expected)
+    }
+  }
+}
+
 describe('/metrics filtered on one dimension, from its rollups', () => {
   // Each set on one dimension's value or its prefix (a region's country); the last on two dimensions.
   const OWN: Filter[][] = [
@@ -343,28 +366,9 @@ describe('/metrics filtered on one dimension, from its rollups', () => {
     [{ name: 'city', operator: 'is', value: ['Lund'] }],
     [{ name: 'country', operator: 'isNot', value: ['DE'] }, { name: 'browser', operator: 'is', value: ['Chrome'] }],
   ]
-  const utc = (start: string, end: string): Window => ({ start: Date.parse(start), end: Date.parse(end), timezone: 'UTC' })
-  // Whole UTC days to C, from a midnight that sx-night pays after, and ending before C on a midnight.
-  const DAYS: [Query, Window][] = [
-    [{ range: '30d' }, utc('2026-03-15T00:00:00Z', '2026-04-15T00:00:00Z')],
-    [{ range: 'today' }, utc('2026-04-14T00:00:00Z', '2026-04-15T00:00:00Z')],
-    [{ startDate: '2026-04-10', endDate: '2026-04-14' }, utc('2026-04-10T00:00:00Z', '2026-04-15T00:00:00Z')],
-    [{ startDate: '2026-03-01', endDate: '2026-04-09' }, utc('2026-03-01T00:00:00Z', '2026-04-10T00:00:00Z')],
-  ]
   it('over whole UTC days, each bucket and the previous window', async () => {
-    const data = model()
-    expect(data.metricValues(U, DAYS[2]![1], OWN[0]).total_revenue).toBeGreaterThanOrEqual(250)
-    for (const filters of OWN) {
-      for (const [query, w] of DAYS) {
-        for (const interval of ['day', 'week', 'month'] as Interval[]) {
-          const res = await get(U, 'metrics', { ...(query as object), filters, interval, previous: 'true' })
-          expect(res.sealedUntil).toBe(C)
-          const previous: Window = { start: 2 * w.start - w.end, end: w.start, timezone: 'UTC' }
-          const expected = { ...data.metrics(U, w, interval, filters), previous: data.metricValues(U, previous, filters) }
-          expect(res.body, `${JSON.stringify(query)} ${interval} ${JSON.stringify(filters)}`).toEqual(expected)
-        }
-      }
-    }
+    expect(model().metricValues(U, WHOLE_DAYS[2]![1], OWN[0]).total_revenue).toBeGreaterThanOrEqual(250)
+    for (const filters of OWN) await expectWholeDays(filters)
   })
 
   cases(37, 8).forEach((c, i) => {
@@ -400,27 +404,10 @@ describe('/metrics filtered on events, from the session days', () => {
     [{ name: 'name', operator: 'is', value: ['click', 'revenue'] }, { name: 'origin', operator: 'isNotNull', value: [] }],
     [{ name: 'path', operator: 'startsWith', value: ['/pricing', '/sx'] }, { name: 'name', operator: 'isNot', value: ['click'] }],
   ]
-  const utc = (start: string, end: string): Window => ({ start: Date.parse(start), end: Date.parse(end), timezone: 'UTC' })
-  // Whole UTC days to C, from a midnight that sx-night crosses, and ending before C on a midnight.
-  const DAYS: [Query, Window][] = [
-    [{ range: '30d' }, utc('2026-03-15T00:00:00Z', '2026-04-15T00:00:00Z')],
-    [{ range: 'today' }, utc('2026-04-14T00:00:00Z', '2026-04-15T00:00:00Z')],
-    [{ startDate: '2026-04-10', endDate: '2026-04-14' }, utc('2026-04-10T00:00:00Z', '2026-04-15T00:00:00Z')],
-    [{ startDate: '2026-03-01', endDate: '2026-04-09' }, utc('2026-03-01T00:00:00Z', '2026-04-10T00:00:00Z')],
-  ]
   it('over whole UTC days, each bucket and the previous window', async () => {
-    const data = model()
     for (const filters of POSTED) {
-      expect(data.metricValues(U, DAYS[0]![1], filters).total_sessions, JSON.stringify(filters)).toBeGreaterThan(0)
-      for (const [query, w] of DAYS) {
-        for (const interval of ['day', 'week', 'month'] as Interval[]) {
-          const res = await get(U, 'metrics', { ...(query as object), filters, interval, previous: 'true' })
-          expect(res.sealedUntil).toBe(C)
-          const previous: Window = { start: 2 * w.start - w.end, end: w.start, timezone: 'UTC' }
-          const expected = { ...data.metrics(U, w, interval, filters), previous: data.metricValues(U, previous, filters) }
-          expect(res.body, `${JSON.stringify(query)} ${interval} ${JSON.stringify(filters)}`).toEqual(expected)
-        }
-      }
+      expect(model().metricValues(U, WHOLE_DAYS[0]![1], filters).total_sessions, JSON.stringify(filters)).toBeGreaterThan(0)
+      await expectWholeDays(filters)
     }
   })
 
