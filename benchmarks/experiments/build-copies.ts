@@ -13,6 +13,8 @@
 import { Session } from 'chdb'
 import { readFileSync } from 'node:fs'
 import { attributeFragments } from '../../src/query/sealed.ts'
+import { renderSqlText } from '../../src/query/sql-templates.ts'
+import { quantile } from '../lib/stats.ts'
 
 const [mode, dir, project, ...rest] = process.argv.slice(2)
 if (!dir || !project || (mode !== 'copy' && mode !== 'step')) throw new Error('usage: build-copies.ts copy|step DIR PROJECT …')
@@ -54,11 +56,7 @@ if (mode === 'copy') {
   const [runs, table, oldFile, newFile, dropped = ''] = rest
   if (!runs || !table || !oldFile || !newFile) throw new Error('usage: build-copies.ts step DIR PROJECT RUNS TABLE OLD.sql NEW.sql [DROPPED,…]')
   // The statements' partials and fragments as the builder renders them; the build's own parameters.
-  const render = (file: string) =>
-    readFileSync(file, 'utf8')
-      .replace(/\{\{>\s*(\w+)\s*\}\}/g, (_, p: string) => readFileSync(`sql/queries/_${p}.sql`, 'utf8').replace(/^\s*--.*$/gm, ''))
-      .replace(/\{\{(\w+)\}\}/g, (_, f: string) => (attributeFragments as Record<string, string>)[f] ?? '')
-      .replace(`INSERT INTO ${table}`, 'INSERT INTO scratch_copy')
+  const render = (file: string) => renderSqlText(readFileSync(file, 'utf8'), attributeFragments).replace(`INSERT INTO ${table}`, 'INSERT INTO scratch_copy')
   const files = [oldFile, newFile]
   const sqls = files.map(render)
   const params = { project, version: 7, closed: build.closed }
@@ -74,7 +72,7 @@ if (mode === 'copy') {
       }
     })
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!.toFixed(0)
+  const median = (xs: number[]) => quantile(xs, 0.5).toFixed(0)
   files.forEach((file, k) => {
     const cpus = costs[k]!.map((c) => c.cpu)
     console.log(`${file}: median ${median(costs[k]!.map((c) => c.wall))} ms, CPU ${median(cpus)} ms (runs ${cpus.map((c) => c.toFixed(0)).join(', ')})`)

@@ -20,6 +20,7 @@ import pino from 'pino'
 import { loadConfig } from '../../src/config.ts'
 import { openRuntime } from '../../src/runtime.ts'
 import { sealedProjectApp } from '../lib/sealed-project.ts'
+import { quantile } from '../lib/stats.ts'
 
 const [mode, dir, ...args] = process.argv.slice(2)
 if (!dir) throw new Error('usage: statements.ts dump|ab|sql DIR …')
@@ -60,7 +61,7 @@ if (mode === 'dump') {
       }
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
+  const median = (xs: number[]) => quantile(xs, 0.5)
   files.forEach((f, k) =>
     console.log(f, 'median', Math.round(median(walls[k]!)), 'min', Math.round(Math.min(...walls[k]!)), 'cpu', Math.round(median(cpus[k]!)), '|', rowsOf[k]),
   )
