@@ -213,6 +213,26 @@ describe('what it keeps', () => {
     expect((await call(cached, `http://quarry.test/insights/${S}/city?limit=6&range=30d`)).cache).toBe('miss')
   })
 
+  it("gives a hit its own exchange's headers: request id, rate limit, CORS", async () => {
+    const { cached } = apps()
+    const url = `http://quarry.test/insights/${U}/os?range=30d`
+    const first = await cached.request(url, { headers })
+    const hit = await cached.request(url, { headers: { ...headers, 'x-request-id': 'trace.7:hit-1' } })
+    expect(hit.headers.get('x-quarry-cache')).toBe('hit')
+    expect(hit.headers.get('x-request-id')).toBe('trace.7:hit-1')
+    // The bucket refills with time, so the count left is below the limit, the same under both names.
+    expect(hit.headers.get('ratelimit-remaining')).toMatch(/^\d+$/)
+    const remaining = Number(hit.headers.get('ratelimit-remaining'))
+    expect(remaining).toBeLessThan(rt.config.QUARRY_RATE_LIMIT)
+    expect(hit.headers.get('x-ratelimit-remaining')).toBe(String(remaining))
+    expect(hit.headers.get('ratelimit-limit')).toBe(String(rt.config.QUARRY_RATE_LIMIT))
+    expect(hit.headers.get('x-ratelimit-reset')).toBe(hit.headers.get('ratelimit-reset'))
+    expect(hit.headers.get('access-control-allow-origin')).toBe('*')
+    expect(hit.headers.get('access-control-expose-headers')).toContain('X-Quarry-Cache')
+    expect(hit.headers.get('etag')).toBe(first.headers.get('etag'))
+    expect(await hit.text()).toBe(await first.text())
+  })
+
   it('serves a cached body only to a client allowed to read its project, checked on every hit', async () => {
     // No verification kept, so a revocation is seen at the next request.
     const cache = createResponseCache({ now: () => clock.now, watermark: eventsWatermark(rt.runner) })
