@@ -7,7 +7,9 @@
  * over a closed window, pre-warmed, as warm-throughput.ts does.
  *
  *   git archive REV src | tar -x -C BASE; ln -s $PWD/sql $PWD/node_modules BASE/
- *   npx tsx benchmarks/experiments/warm-ab.ts DIR PROJECT BASE [ROUNDS=5] [SECONDS=6]
+ *   npx tsx benchmarks/experiments/warm-ab.ts DIR PROJECT BASE [ROUNDS=5] [SECONDS=6] [OTHER]
+ *
+ * OTHER, a second copy, is app B instead of this tree: with the two swapped, a bias of the slot shows.
  */
 import { loadavg } from 'node:os'
 import pino from 'pino'
@@ -19,7 +21,7 @@ import { openRuntime } from '../../src/runtime.ts'
 import { runLoadWorker } from '../lib/run-load-worker.ts'
 import { agent, get } from '../lib/http.mjs'
 
-const [dir, project, base, rounds = '5', secs = '6'] = process.argv.slice(2)
+const [dir, project, base, rounds = '5', secs = '6', other] = process.argv.slice(2)
 if (!dir || !project || !base) throw new Error('usage: warm-ab.ts DIR PROJECT BASE [ROUNDS] [SECONDS]')
 const config = configSchema.parse({ QUARRY_DATA_DIR: dir, QUARRY_DEMO: '0', LOG_LEVEL: 'info', QUARRY_RATE_LIMIT: '1000000000', QUARRY_MAX_QUEUED_QUERIES: '1024', QUARRY_SEALED: '0' })
 const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: false }))
@@ -40,7 +42,7 @@ const serve = async (root: string) => {
   for (const url of paths) { const r = await get(url, headers, ka); if (r.status !== 200) throw new Error(`${url}: ${r.status}`) }
   return { srv, warm: paths, healthz: [`http://127.0.0.1:${srv.port}/healthz`] }
 }
-const apps = { A: await serve(base), B: await serve(new URL('../..', import.meta.url).pathname.replace(/\/$/, '')) }
+const apps = { A: await serve(base), B: await serve(other ?? new URL('../..', import.meta.url).pathname.replace(/\/$/, '')) }
 const results: Record<string, { rps: number[]; cpu: number[] }> = {}
 const phase = async (name: 'A' | 'B', what: 'healthz' | 'warm') => {
   const urls = apps[name][what]
