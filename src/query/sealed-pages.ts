@@ -2,7 +2,7 @@ import type { Statement } from '../clickhouse/run.ts'
 import { UNINDEXED_SETS } from './filters.ts'
 import { WINDOW_CONTEXT, type PageRequest } from './insights.ts'
 import { attributeFragments, BLOCK_MS, DAY_MS, sealedPeriods, type SealedBuild } from './sealed.ts'
-import { overlapStart, sealedPageFilters, sealedPageFiltering } from './sealed-filters.ts'
+import { overlapStart, sealedPageFilters, sealedPageFiltering, sessionFiltersOnCountry } from './sealed-filters.ts'
 import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
@@ -32,8 +32,8 @@ export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBu
  * of them as blocks; C's own day and block hold only what came before C, so a window that reaches C
  * takes them whole. The rest of the window before C comes from the views and sessions, from C on
  * from the events (as the planner wrote them for their present state, when it did). Filters on
- * session attributes leave the day rows out: the views and entries are kept by their session. A
- * window whose whole days reach C with nothing before C outside them counts its sessions and
+ * session attributes leave the day rows out: the views and entries are kept by their session; those
+ * on the country alone read the day rows by country instead (`byCountry`). A window whose whole days reach C with nothing before C outside them counts its sessions and
  * visitors before C from the day rows (`counted`) instead of merging their bitmaps; one that starts
  * inside a day no earlier than SEEN_DAYS before C's takes of that day's views only the numbers not
  * seen again before C.
@@ -42,7 +42,8 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
   const { start, end } = req.range
   const reachesC = end >= build.closedAt
   const bySession = sealedPageFiltering(req.filters, true) === 'sessions'
-  const days = bySession ? { from: start, to: start } : sealedPeriods(start, end, DAY_MS, build.closedAt)
+  const byCountry = bySession && sessionFiltersOnCountry(req.filters)
+  const days = bySession && !byCountry ? { from: start, to: start } : sealedPeriods(start, end, DAY_MS, build.closedAt)
   const blocks = sealedPeriods(days.from, days.to, BLOCK_MS, build.closedAt)
   const sealedTo = reachesC ? build.closedAt : end
   const edges = +days.from > +start || +days.to < +sealedTo
@@ -60,7 +61,9 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
       live_pages: renderSql(build.liveStamp === undefined ? '_sealed_live_pages' : '_sealed_live_pages_snapshot'),
       page_filters: filters.page,
       live_sessions: bySession ? `${renderSql('_sealed_live', attributeFragments)},` : '',
-      day_sets: renderSql(counted ? '_sealed_page_day_counts' : '_sealed_page_day_sets'),
+      day_parts: byCountry
+        ? renderSql('_sealed_page_country_days', sessions)
+        : renderSql('_sealed_page_day_parts', { day_sets: renderSql(counted ? '_sealed_page_day_counts' : '_sealed_page_day_sets') }),
       edge_parts: edges
         ? renderSql('_sealed_page_edge_parts', {
             edge_views: counted ? renderSql('_sealed_page_edge_ends', { edge_views: edgeViews }) : edgeViews,
