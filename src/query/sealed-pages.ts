@@ -13,6 +13,9 @@ import { clickhouseInstant } from './time-range.ts'
  */
 export const sealedPagesAnswer = (req: PageRequest): boolean => sealedPageFiltering(req.filters, true) !== undefined
 
+/** The parts after C a sealed /pages statement reads: its own, and the live sessions when session filters pick them. */
+export const sealedPagesLive = (req: PageRequest) => (sealedPageFiltering(req.filters, true) === 'sessions' ? (['pages', 'sessions'] as const) : (['pages'] as const))
+
 /**
  * How many UTC days before C's own the visitors after C are looked up in (sql/queries/_sealed_page_seen.sql),
  * and the build keeps each page's last numbers of (sql/queries/sealed_build_page_ends.sql): windows to C
@@ -58,9 +61,9 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
   return {
     name: 'insights_pages_sealed',
     sql: renderSql('insights_pages_sealed', {
-      live_pages: renderSql(build.liveStamp === undefined ? '_sealed_live_pages' : '_sealed_live_pages_snapshot'),
+      live_pages: renderSql(build.pagesStamp === undefined ? '_sealed_live_pages' : '_sealed_live_pages_snapshot'),
       page_filters: filters.page,
-      live_sessions: bySession ? `${renderSql('_sealed_live', attributeFragments)},` : '',
+      live_sessions: bySession ? `${build.liveStamp === undefined ? renderSql('_sealed_live', attributeFragments) : renderSql('_sealed_live_snapshot')},` : '',
       day_parts: byCountry
         ? renderSql('_sealed_page_country_days', sessions)
         : renderSql('_sealed_page_day_parts', { day_sets: renderSql(counted ? '_sealed_page_day_counts' : '_sealed_page_day_sets') }),
@@ -89,7 +92,8 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
       page_held_from: clickhouseInstant(build.pageHeldFrom),
       held_from: clickhouseInstant(build.heldFrom),
       sessions_from: clickhouseInstant(overlapStart(build, start)),
-      ...(build.liveStamp === undefined ? {} : { stamp: build.liveStamp }),
+      ...(build.pagesStamp === undefined ? {} : { pages_stamp: build.pagesStamp }),
+      ...(bySession && build.liveStamp !== undefined ? { stamp: build.liveStamp } : {}),
       seen_days: SEEN_DAYS,
       limit: req.limit,
       offset: req.offset,

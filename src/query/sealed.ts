@@ -27,8 +27,10 @@ export interface SealedBuild {
   /** The sessions the page tables hold out (128-bit keys in decimal), read whole by /pages, and their first event (C when none). */
   pageHeld: string[]
   pageHeldFrom: DateTime
-  /** The live sessions as written for the events after C as they are now, when they were (sealed_live; or /pages' or the profiles' part). */
+  /** The live sessions as written for the events after C as they are now, when they were (sealed_live; or the profiles' part). */
   liveStamp?: number
+  /** What /pages adds after C as written for the events after C as they are now, when it was (sealed_live_pages). */
+  pagesStamp?: number
   /** The events after C as they are now with their profiles' numbers, when they were written (sealed_live_events). */
   eventsStamp?: number
 }
