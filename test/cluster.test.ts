@@ -107,6 +107,7 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
   sealed_page_days: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_page_ends: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_page_keys: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_page_countries: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_event_postings: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_revenue_events: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_page_revenue: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },

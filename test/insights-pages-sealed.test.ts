@@ -16,7 +16,7 @@ import { eventMaker, PROJECTS } from './fixtures/insights-data.ts'
 import { createClientRow } from '../src/auth/clients.ts'
 import { SealedHistory } from '../src/services/sealed/index.ts'
 import { openInsights, queryString, requestAs, type Harness, type Query, type Reply } from './fixtures/insights-harness.ts'
-import { Dataset, ms, windowOf, type EventRow, type Window } from './fixtures/insights-model.ts'
+import { Dataset, ms, windowOf, type EventRow, type Filter, type Window } from './fixtures/insights-model.ts'
 import { testApp } from './helpers/runtime.ts'
 
 const U = PROJECTS.utc.id
@@ -112,30 +112,32 @@ describe('the fixture reaches every seam of a build', () => {
   })
 })
 
+/** Windows of every kind: whole UTC days, a zone's midnights, ISO instants, before C and after it. */
+const WINDOWS: [string, string, Query, Window, number][] = [
+  ['UTC 30d', U, { range: '30d' }, UTC_30D, C_UTC],
+  ['UTC 7d', U, { range: '7d' }, windowOf('2026-04-07T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
+  ['UTC 3m', U, { range: '3m' }, windowOf('2026-01-14T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
+  ['UTC month to date', U, { range: 'monthToDate' }, windowOf('2026-04-01T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
+  ['UTC today, C inside it', U, { range: 'today' }, windowOf('2026-04-14T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
+  ['UTC from the day rx-p3 last viewed /rx/a before returning after C', U, { startDate: '2026-04-12', endDate: '2026-04-14' }, windowOf('2026-04-12T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
+  ['UTC from the day of the session on two days', U, { startDate: '2026-04-11', endDate: '2026-04-14' }, windowOf('2026-04-11T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
+  ['Stockholm 30d, over DST', S, { range: '30d' }, windowOf('2026-03-16T00:00:00+01:00', '2026-04-16T00:00:00+02:00', 'Europe/Stockholm'), C_STHLM],
+  ['a UTC project read in Stockholm: midnights an hour off UTC days', U, { range: '30d', timezone: 'Europe/Stockholm' }, windowOf('2026-03-16T00:00:00+01:00', '2026-04-16T00:00:00+02:00', 'Europe/Stockholm'), C_UTC],
+  ['a UTC project read in Asia/Kolkata (+05:30)', U, { range: '7d', timezone: 'Asia/Kolkata' }, windowOf('2026-04-08T00:00:00+05:30', '2026-04-16T00:00:00+05:30', 'Asia/Kolkata'), C_UTC],
+  ['a UTC project read in New York, month to date', U, { range: 'monthToDate', timezone: 'America/New_York' }, windowOf('2026-04-01T00:00:00-04:00', '2026-04-15T00:00:00-04:00', 'America/New_York'), C_UTC],
+  ['a window that ends before C', U, { range: 'yesterday' }, windowOf('2026-04-13T00:00:00Z', '2026-04-14T00:00:00Z', 'UTC'), C_UTC],
+  ['a window that ends on the day the session on two days began', U, { startDate: '2026-04-01', endDate: '2026-04-10' }, windowOf('2026-04-01T00:00:00Z', '2026-04-11T00:00:00Z', 'UTC'), C_UTC],
+  ['a window that starts between midnights', U, { range: 'last24h' }, windowOf('2026-04-13T22:37:00Z', '2026-04-14T22:38:00Z', 'UTC'), C_UTC],
+  ['unaligned ISO instants that end before C', U, { startDate: '2026-04-09T08:10:00Z', endDate: '2026-04-13T14:01:40Z' }, windowOf('2026-04-09T08:10:00Z', '2026-04-13T14:01:40.001Z', 'UTC'), C_UTC],
+  ['unaligned ISO instants through the view that crosses midnight', U, { startDate: '2026-04-10T23:59:30Z', endDate: '2026-04-11T00:02:00Z' }, windowOf('2026-04-10T23:59:30Z', '2026-04-11T00:02:00.001Z', 'UTC'), C_UTC],
+  ['ISO instants to after C from the hour before the session on two days viewed /rx/a again', U, { startDate: '2026-04-10T23:00:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-10T23:00:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
+  ['ISO instants to after C from before rx-p3 viewed /rx/a on the day before returning after C', U, { startDate: '2026-04-12T09:00:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-12T09:00:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
+  ['ISO instants to after C from after rx-p3 viewed /rx/a on that day', U, { startDate: '2026-04-12T10:30:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-12T10:30:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
+  ['a window that starts after C', U, { startDate: '2026-04-14T21:15:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-14T21:15:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
+  ['a window that ends inside C\'s own hour before C', U, { startDate: '2026-04-14T00:00:00Z', endDate: '2026-04-14T20:59:59Z' }, windowOf('2026-04-14T00:00:00Z', '2026-04-14T20:59:59.001Z', 'UTC'), C_UTC],
+]
+
 describe('answers from the sealed history', () => {
-  const WINDOWS: [string, string, Query, Window, number][] = [
-    ['UTC 30d', U, { range: '30d' }, UTC_30D, C_UTC],
-    ['UTC 7d', U, { range: '7d' }, windowOf('2026-04-07T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
-    ['UTC 3m', U, { range: '3m' }, windowOf('2026-01-14T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
-    ['UTC month to date', U, { range: 'monthToDate' }, windowOf('2026-04-01T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
-    ['UTC today, C inside it', U, { range: 'today' }, windowOf('2026-04-14T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
-    ['UTC from the day rx-p3 last viewed /rx/a before returning after C', U, { startDate: '2026-04-12', endDate: '2026-04-14' }, windowOf('2026-04-12T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
-    ['UTC from the day of the session on two days', U, { startDate: '2026-04-11', endDate: '2026-04-14' }, windowOf('2026-04-11T00:00:00Z', '2026-04-15T00:00:00Z', 'UTC'), C_UTC],
-    ['Stockholm 30d, over DST', S, { range: '30d' }, windowOf('2026-03-16T00:00:00+01:00', '2026-04-16T00:00:00+02:00', 'Europe/Stockholm'), C_STHLM],
-    ['a UTC project read in Stockholm: midnights an hour off UTC days', U, { range: '30d', timezone: 'Europe/Stockholm' }, windowOf('2026-03-16T00:00:00+01:00', '2026-04-16T00:00:00+02:00', 'Europe/Stockholm'), C_UTC],
-    ['a UTC project read in Asia/Kolkata (+05:30)', U, { range: '7d', timezone: 'Asia/Kolkata' }, windowOf('2026-04-08T00:00:00+05:30', '2026-04-16T00:00:00+05:30', 'Asia/Kolkata'), C_UTC],
-    ['a UTC project read in New York, month to date', U, { range: 'monthToDate', timezone: 'America/New_York' }, windowOf('2026-04-01T00:00:00-04:00', '2026-04-15T00:00:00-04:00', 'America/New_York'), C_UTC],
-    ['a window that ends before C', U, { range: 'yesterday' }, windowOf('2026-04-13T00:00:00Z', '2026-04-14T00:00:00Z', 'UTC'), C_UTC],
-    ['a window that ends on the day the session on two days began', U, { startDate: '2026-04-01', endDate: '2026-04-10' }, windowOf('2026-04-01T00:00:00Z', '2026-04-11T00:00:00Z', 'UTC'), C_UTC],
-    ['a window that starts between midnights', U, { range: 'last24h' }, windowOf('2026-04-13T22:37:00Z', '2026-04-14T22:38:00Z', 'UTC'), C_UTC],
-    ['unaligned ISO instants that end before C', U, { startDate: '2026-04-09T08:10:00Z', endDate: '2026-04-13T14:01:40Z' }, windowOf('2026-04-09T08:10:00Z', '2026-04-13T14:01:40.001Z', 'UTC'), C_UTC],
-    ['unaligned ISO instants through the view that crosses midnight', U, { startDate: '2026-04-10T23:59:30Z', endDate: '2026-04-11T00:02:00Z' }, windowOf('2026-04-10T23:59:30Z', '2026-04-11T00:02:00.001Z', 'UTC'), C_UTC],
-    ['ISO instants to after C from the hour before the session on two days viewed /rx/a again', U, { startDate: '2026-04-10T23:00:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-10T23:00:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
-    ['ISO instants to after C from before rx-p3 viewed /rx/a on the day before returning after C', U, { startDate: '2026-04-12T09:00:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-12T09:00:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
-    ['ISO instants to after C from after rx-p3 viewed /rx/a on that day', U, { startDate: '2026-04-12T10:30:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-12T10:30:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
-    ['a window that starts after C', U, { startDate: '2026-04-14T21:15:00Z', endDate: '2026-04-14T23:00:00Z' }, windowOf('2026-04-14T21:15:00Z', '2026-04-14T23:00:00.001Z', 'UTC'), C_UTC],
-    ['a window that ends inside C\'s own hour before C', U, { startDate: '2026-04-14T00:00:00Z', endDate: '2026-04-14T20:59:59Z' }, windowOf('2026-04-14T00:00:00Z', '2026-04-14T20:59:59.001Z', 'UTC'), C_UTC],
-  ]
   for (const [label, project, query, w, closedAt] of WINDOWS) {
     it(label, async () => {
       const expected = model().pages(project, w)
@@ -262,6 +264,49 @@ async function changeUnderTheBuild(rows: EventRow[]): Promise<void> {
 }
 
 // Last: these change the data.
+describe('filtered on the country alone: whole UTC days from the day rows by country', () => {
+  const FILTERS: Filter[][] = [
+    [{ name: 'country', operator: 'is', value: ['US'] }],
+    [{ name: 'country', operator: 'isNot', value: ['SE', 'US'] }],
+    [{ name: 'country', operator: 'startsWith', value: ['D'] }, { name: 'path', operator: 'startsWith', value: ['/'] }],
+    [{ name: 'country', operator: 'is', value: ['SE'] }, { name: 'name', operator: 'is', value: ['screen_view'] }],
+  ]
+  for (const [label, project, query, w, closedAt] of WINDOWS) {
+    it(label, async () => {
+      for (const filters of FILTERS) {
+        const expected = model().pages(project, w, filters)
+        const res = await pages(project, { ...(query as object), filters })
+        expect(res.closedAt).toBe(closedAt)
+        expect(res.body).toEqual(expected)
+        const computed = await inline(project, { ...(query as object), filters })
+        expect(computed.body).toEqual(expected)
+      }
+    })
+  }
+
+  it('has rows to keep and rows to leave out', () => {
+    for (const filters of FILTERS) {
+      const kept = model().pages(U, UTC_30D, filters)
+      expect(kept.length).toBeGreaterThan(0)
+      expect(kept).not.toEqual(model().pages(U, UTC_30D))
+    }
+  })
+
+  it('reads no view for whole UTC days, and the views again with a filter on another session attribute', async () => {
+    const answer = async (filters: Filter[]) => {
+      const res = await h.get(U, 'pages', { range: '30d', limit: 1000, explain: 'sql', filters })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      return (res.body.sql as string[]).at(-1)!
+    }
+    const byCountry = await answer(FILTERS[0]!)
+    expect(byCountry).toContain('FROM sealed_page_countries')
+    expect(byCountry).not.toContain('FROM sealed_page_views')
+    const byBrowser = await answer([...FILTERS[0]!, { name: 'browser', operator: 'is', value: ['Chrome'] }])
+    expect(byBrowser).not.toContain('FROM sealed_page_countries')
+    expect(byBrowser).toContain('FROM sealed_page_views')
+  })
+})
+
 describe('when the data changes under the build', () => {
   it('an insert before C', async () => {
     await changeUnderTheBuild([extra('rx-late', 'rx-p7', '2026-04-02T08:00:00Z'), extra('rx-late', 'rx-p7', '2026-04-02T08:00:42Z', { path: '/rx/b' })])

@@ -44,7 +44,7 @@ export async function openSealedProject(dir: string, project: string, reuse: boo
   await rt.runner.command(sealedLiveWriteStatement(project, computed, stamp))
   await rt.runner.command(sealedLiveEventsWriteStatement(project, computed, stamp))
   await rt.runner.command(sealedLivePagesWriteStatement(project, computed, stamp))
-  return { rt, clock, computed, written: { ...computed, liveStamp: stamp, eventsStamp: stamp } }
+  return { rt, clock, computed, written: { ...computed, liveStamp: stamp, eventsStamp: stamp, pagesStamp: stamp } }
 }
 
 /**

@@ -2,5 +2,5 @@
 -- (see sealed_live_pages): the same rows as _sealed_live_pages.sql computes.
 live_pages AS (
   SELECT * FROM sealed_live_pages
-  WHERE project_id = {project:String} AND version = {version:UInt64} AND stamp = {stamp:UInt64}
+  WHERE project_id = {project:String} AND version = {version:UInt64} AND stamp = {pages_stamp:UInt64}
 )

@@ -11,7 +11,9 @@
 -- bitmaps of the pages left out are merged): a page that passes passes with all its views, and a
 -- session entering on it with its entry. Every view's name is `screen_view` (the `name` below), so
 -- a filter on it keeps every page or none. Filters on session attributes keep the views and entries of the
--- sessions that pass (the `*_sessions` slots: the day rows are left out, the live sessions computed).
+-- sessions that pass (the `*_sessions` slots: the day rows are left out, the live sessions computed),
+-- but filters on the country alone keep day rows by country whole (`day_parts`:
+-- _sealed_page_country_days.sql).
 -- This holds while no insert reached before C and no event after C tied a session of the
 -- build to what came before; the planner (src/services/sealed) checks that first. The held-out keys
 -- come as decimal strings: JSON has no 128-bit numbers, and explain=sql must show parameters that run
@@ -22,11 +24,7 @@ WITH
   {{live_pages}},
   {{live_sessions}}
   parts AS (
-    SELECT origin, path, views, duration_ms, durations, titles,
-      {{day_sets}},
-      entries, bounces
-    FROM sealed_page_days
-    WHERE {{> sealed_page_day_rows}}
+    {{day_parts}}
 {{edge_parts}}
     UNION ALL
     SELECT origin, path, count(), sum(ifNull(duration_ms, 0)), countIf(duration_ms IS NOT NULL), sumMapIf(map(title, toUInt64(1)), title != ''),

@@ -97,6 +97,13 @@ export function sealedPageFiltering(filters: readonly Filter[], names = false): 
 }
 
 /**
+ * Whether a /pages request's filters on session attributes are all on the country: the build's page
+ * day rows by country (sql/schema/048_sealed_page_countries.sql) pass or fail whole with them.
+ */
+export const sessionFiltersOnCountry = (filters: readonly Filter[]): boolean =>
+  filters.every((f) => !onSession(f) || filterTarget(f.name)?.column === 'country')
+
+/**
  * A /pages request's filters on the sealed page tables (sealedPageFiltering accepts them, with
  * names): `page`, the condition on a page's origin and path and on the name `screen_view`;
  * `sessions`, the condition on a session (sealed or live) that its session attributes meet. A

@@ -2,7 +2,7 @@ import type { Statement } from '../clickhouse/run.ts'
 import { UNINDEXED_SETS } from './filters.ts'
 import { WINDOW_CONTEXT, type PageRequest } from './insights.ts'
 import { attributeFragments, BLOCK_MS, DAY_MS, sealedPeriods, type SealedBuild } from './sealed.ts'
-import { overlapStart, sealedPageFilters, sealedPageFiltering } from './sealed-filters.ts'
+import { overlapStart, sealedPageFilters, sealedPageFiltering, sessionFiltersOnCountry } from './sealed-filters.ts'
 import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
@@ -12,6 +12,9 @@ import { clickhouseInstant } from './time-range.ts'
  * window, in any zone, with filters on the view's own origin, path or name, or on session attributes.
  */
 export const sealedPagesAnswer = (req: PageRequest): boolean => sealedPageFiltering(req.filters, true) !== undefined
+
+/** The parts after C a sealed /pages statement reads: its own, and the live sessions when session filters pick them. */
+export const sealedPagesLive = (req: PageRequest) => (sealedPageFiltering(req.filters, true) === 'sessions' ? (['pages', 'sessions'] as const) : (['pages'] as const))
 
 /**
  * How many UTC days before C's own the visitors after C are looked up in (sql/queries/_sealed_page_seen.sql),
@@ -32,8 +35,8 @@ export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBu
  * of them as blocks; C's own day and block hold only what came before C, so a window that reaches C
  * takes them whole. The rest of the window before C comes from the views and sessions, from C on
  * from the events (as the planner wrote them for their present state, when it did). Filters on
- * session attributes leave the day rows out: the views and entries are kept by their session. A
- * window whose whole days reach C with nothing before C outside them counts its sessions and
+ * session attributes leave the day rows out: the views and entries are kept by their session; those
+ * on the country alone read the day rows by country instead (`byCountry`). A window whose whole days reach C with nothing before C outside them counts its sessions and
  * visitors before C from the day rows (`counted`) instead of merging their bitmaps; one that starts
  * inside a day no earlier than SEEN_DAYS before C's takes of that day's views only the numbers not
  * seen again before C.
@@ -42,7 +45,8 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
   const { start, end } = req.range
   const reachesC = end >= build.closedAt
   const bySession = sealedPageFiltering(req.filters, true) === 'sessions'
-  const days = bySession ? { from: start, to: start } : sealedPeriods(start, end, DAY_MS, build.closedAt)
+  const byCountry = bySession && sessionFiltersOnCountry(req.filters)
+  const days = bySession && !byCountry ? { from: start, to: start } : sealedPeriods(start, end, DAY_MS, build.closedAt)
   const blocks = sealedPeriods(days.from, days.to, BLOCK_MS, build.closedAt)
   const sealedTo = reachesC ? build.closedAt : end
   const edges = +days.from > +start || +days.to < +sealedTo
@@ -57,10 +61,12 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
   return {
     name: 'insights_pages_sealed',
     sql: renderSql('insights_pages_sealed', {
-      live_pages: renderSql(build.liveStamp === undefined ? '_sealed_live_pages' : '_sealed_live_pages_snapshot'),
+      live_pages: renderSql(build.pagesStamp === undefined ? '_sealed_live_pages' : '_sealed_live_pages_snapshot'),
       page_filters: filters.page,
-      live_sessions: bySession ? `${renderSql('_sealed_live', attributeFragments)},` : '',
-      day_sets: renderSql(counted ? '_sealed_page_day_counts' : '_sealed_page_day_sets'),
+      live_sessions: bySession ? `${build.liveStamp === undefined ? renderSql('_sealed_live', attributeFragments) : renderSql('_sealed_live_snapshot')},` : '',
+      day_parts: byCountry
+        ? renderSql('_sealed_page_country_days', sessions)
+        : renderSql('_sealed_page_day_parts', { day_sets: renderSql(counted ? '_sealed_page_day_counts' : '_sealed_page_day_sets') }),
       edge_parts: edges
         ? renderSql('_sealed_page_edge_parts', {
             edge_views: counted ? renderSql('_sealed_page_edge_ends', { edge_views: edgeViews }) : edgeViews,
@@ -86,7 +92,8 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
       page_held_from: clickhouseInstant(build.pageHeldFrom),
       held_from: clickhouseInstant(build.heldFrom),
       sessions_from: clickhouseInstant(overlapStart(build, start)),
-      ...(build.liveStamp === undefined ? {} : { stamp: build.liveStamp }),
+      ...(build.pagesStamp === undefined ? {} : { pages_stamp: build.pagesStamp }),
+      ...(bySession && build.liveStamp !== undefined ? { stamp: build.liveStamp } : {}),
       seen_days: SEEN_DAYS,
       limit: req.limit,
       offset: req.offset,

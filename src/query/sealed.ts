@@ -27,8 +27,10 @@ export interface SealedBuild {
   /** The sessions the page tables hold out (128-bit keys in decimal), read whole by /pages, and their first event (C when none). */
   pageHeld: string[]
   pageHeldFrom: DateTime
-  /** The live sessions as written for the events after C as they are now, when they were (sealed_live; or /pages' or the profiles' part). */
+  /** The live sessions as written for the events after C as they are now, when they were (sealed_live; or the profiles' part). */
   liveStamp?: number
+  /** What /pages adds after C as written for the events after C as they are now, when it was (sealed_live_pages). */
+  pagesStamp?: number
   /** The events after C as they are now with their profiles' numbers, when they were written (sealed_live_events). */
   eventsStamp?: number
 }
@@ -229,9 +231,9 @@ export interface SealedLatestRow {
  * rollups by UTC half hour (040) and the pages' last-view numbers of the last 31 days (038); 17 (16 was
  * never released): the episodes masked by their names and sorted by the mask (042, funnels by person),
  * each UTC day's sessions as arrays (044, /metrics filtered on events) and the sealed sessions without
- * their id (045).
+ * their id (045); 18: /pages' day rows by country (048, /pages filtered on the country).
  */
-export const SEALED_FORMAT = 17
+export const SEALED_FORMAT = 18
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',

@@ -11,7 +11,7 @@ import { defaultInterval, INTERVALS, previousRange, resolveRange, type TimeRange
 import type { LivePart, SealedHistory } from '../services/sealed/index.ts'
 import { sealedBreakdownStatement } from '../query/sealed.ts'
 import { sealedMetricsStatement } from '../query/sealed-metrics.ts'
-import { sealedPagesAnswer, sealedPagesStatement } from '../query/sealed-pages.ts'
+import { sealedPagesAnswer, sealedPagesLive, sealedPagesStatement } from '../query/sealed-pages.ts'
 import { insightsRoute } from './insights-route.ts'
 import { PAGE_HEADERS, RANGE_HEADERS, SEALED_HEADERS } from './openapi-shared.ts'
 import { anyText, FiltersSchema, ignoredParam, rangeHeaders, windowParams } from './params.ts'
@@ -145,7 +145,7 @@ export function insightsRoutes(deps: InsightsDeps) {
     })
 
   rankedList('pages', 'Top pages by sessions', PageRow, SEALED_HEADERS, async (req, c) => {
-    const build = sealedPagesAnswer(req) ? await sealedBuild(c, req.range.timezone, 'pages') : undefined
+    const build = sealedPagesAnswer(req) ? await sealedBuild(c, req.range.timezone, ...sealedPagesLive(req)) : undefined
     return build ? sealedPagesStatement(req, build) : pagesStatement(req)
   }, (row) => row)
 

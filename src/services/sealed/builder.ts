@@ -42,6 +42,7 @@ const COMPACTED_TABLES = [
   'sealed_page_days',
   'sealed_page_ends',
   'sealed_page_keys',
+  'sealed_page_countries',
   'sealed_event_postings',
   'sealed_revenue_events',
   'sealed_page_revenue',
@@ -73,7 +74,7 @@ const groupingFragments = (dimensions: readonly Dimension[]) => {
 }
 
 /** The page tables, in order: the held-out sessions first, which the others leave out. */
-const PAGE_STEPS = ['held', 'keys', 'views', 'days', 'entries', 'blocks'].map((part) => `sealed_build_page_${part}`)
+const PAGE_STEPS = ['held', 'keys', 'views', 'days', 'entries', 'blocks', 'countries'].map((part) => `sealed_build_page_${part}`)
 
 const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 

@@ -31,6 +31,8 @@ const LIVE_SNAPSHOTS = {
   profiles: sealedLiveProfilesWriteStatement,
 } as const
 export type LivePart = keyof typeof LIVE_SNAPSHOTS
+/** Where a build for a request holds each part's stamp. */
+const STAMPS = { sessions: 'liveStamp', events: 'eventsStamp', pages: 'pagesStamp', profiles: 'liveStamp' } as const satisfies Record<LivePart, keyof SealedBuild>
 
 /**
  * The sealed history as a background service (sql/schema/012_sealed.sql for what it holds).
@@ -115,8 +117,8 @@ export class SealedHistory {
 
   /**
    * The build that answers a request for the project exactly, or undefined, with the stamps of the
-   * snapshots of the parts after C the request reads: the events' as `eventsStamp`, another's as
-   * `liveStamp`. Its planning reads run on the request's runner. Schedules a build when the project
+   * snapshots of the parts after C the request reads: the events' as `eventsStamp`, /pages' as
+   * `pagesStamp`, another's as `liveStamp`. Its planning reads run on the request's runner. Schedules a build when the project
    * has none, the data changed under it, or it is behind, unless the request only explains itself.
    */
   async forRequest(projectId: string, run: Omit<RequestRun, 'timeoutS'>, ...parts: LivePart[]): Promise<SealedBuild | undefined> {
@@ -131,7 +133,7 @@ export class SealedHistory {
       const stamps = await Promise.all(parts.map((part) => this.planner.snapshot(projectId, build, planning, part)))
       const stamped = { ...build }
       parts.forEach((part, i) => {
-        if (stamps[i] !== undefined) stamped[part === 'events' ? 'eventsStamp' : 'liveStamp'] = stamps[i]
+        if (stamps[i] !== undefined) stamped[STAMPS[part]] = stamps[i]
       })
       return stamped
     }
