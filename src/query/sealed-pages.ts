@@ -13,8 +13,11 @@ import { clickhouseInstant } from './time-range.ts'
  */
 export const sealedPagesAnswer = (req: PageRequest): boolean => sealedPageFiltering(req.filters, true) !== undefined
 
+/** Whether the request's filters keep views and entries by their session (and so read the live sessions). */
+const bySessions = (req: PageRequest): boolean => sealedPageFiltering(req.filters, true) === 'sessions'
+
 /** The parts after C a sealed /pages statement reads: its own, and the live sessions when session filters pick them. */
-export const sealedPagesLive = (req: PageRequest) => (sealedPageFiltering(req.filters, true) === 'sessions' ? (['pages', 'sessions'] as const) : (['pages'] as const))
+export const sealedPagesLive = (req: PageRequest) => (bySessions(req) ? (['pages', 'sessions'] as const) : (['pages'] as const))
 
 /**
  * How many UTC days before C's own the visitors after C are looked up in (sql/queries/_sealed_page_seen.sql),
@@ -44,7 +47,7 @@ export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBu
 export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Statement {
   const { start, end } = req.range
   const reachesC = end >= build.closedAt
-  const bySession = sealedPageFiltering(req.filters, true) === 'sessions'
+  const bySession = bySessions(req)
   const byCountry = bySession && sessionFiltersOnCountry(req.filters)
   const days = bySession && !byCountry ? { from: start, to: start } : sealedPeriods(start, end, DAY_MS, build.closedAt)
   const blocks = sealedPeriods(days.from, days.to, BLOCK_MS, build.closedAt)
