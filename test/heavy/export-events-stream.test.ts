@@ -130,6 +130,11 @@ beforeAll(async () => {
   const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) })
   const app = testApp(rt, { now: () => NOW.toJSDate(), logger, runner: countingRunner(rt.runner) })
   server = await listen(app, '127.0.0.1', 0)
+  // Client and server share this process, and comparing a million ids blocks it for seconds. When
+  // the server's 5 s keep-alive timer and the next test's fetch fall due in the same turn, the fetch
+  // takes the pooled connection the server is closing and gets ECONNRESET (nodejs/node#54293; it
+  // failed CI once). No idle gap here comes near a minute.
+  ;(server.server as import('node:http').Server).keepAliveTimeout = 60_000
   base = `http://127.0.0.1:${server.port}`
 }, 300_000)
 
