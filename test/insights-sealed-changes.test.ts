@@ -1,0 +1,260 @@
+/**
+ * The sealed history under event filters and for /pages, and its answers while the data changes
+ * under a build (an insert before C, a sealed session that gets an event after C, a re-import, read
+ * without the build until the next), the insert count, the live sessions, exact visitors: through
+ * real requests against the reference model over the inserted rows (test/fixtures/sealed-seams.ts).
+ */
+import { describe, expect, it } from 'vitest'
+import { eventId } from './fixtures/insights-data.ts'
+import { createClientRow } from '../src/auth/clients.ts'
+import { SealedHistory } from '../src/services/sealed/index.ts'
+import { C, cases, events, extra, get, h, inline, insert, model, seal, U, useSealedSeams } from './fixtures/sealed-seams.ts'
+import { queryString, requestAs, type Query, type Reply } from './fixtures/insights-harness.ts'
+import { testApp } from './helpers/runtime.ts'
+import { ms, type Filter, type Window } from './fixtures/insights-model.ts'
+
+useSealedSeams()
+
+let importedId = 750_000
+
+describe('event filters on the sealed history', () => {
+  const query = { startDate: '2026-03-02T10:00:00Z', endDate: '2026-04-14T22:00:00Z' }
+  // A request that only explains itself plans with what earlier requests checked: one runs first.
+  const explained = async (filters: Filter[]) => {
+    expect((await get(U, 'country', { ...query, filters })).sealedUntil).toBe(C)
+    return (await h.get(U, 'country', { ...query, filters, explain: 'sql' })).body.sql.at(-1) as string
+  }
+
+  it("read the build's postings for the sealed sessions, and the events only from the held sessions' start on", async () => {
+    const sql = await explained([{ name: 'path', operator: 'contains', value: ['/'] }])
+    expect(sql).toContain('FROM sealed_event_postings')
+    const scans = [...sql.matchAll(/FROM events WHERE .*? AND created_at >= (.*?) AND/g)].map((m) => m[1])
+    expect(scans.length).toBeGreaterThan(0)
+    for (const from of scans) expect(from).toMatch(/^greatest\(.*\{held_from:/)
+  })
+
+  it("rest on the build's session numbers: 1 to n over the sessions before C, a UTC day's a run after the day before's", async () => {
+    const sessions = new Set(events.filter((e) => e.project_id === U && e.session_id !== '' && ms(e) < C).map((e) => e.session_id))
+    // The table keeps each session's key, the hash of its id: the ids are found from the ones expected.
+    const rows = await h.rt.runner.rows<{ id: string; sno: number; created_at: string }>(
+      {
+        name: 'numbers',
+        sql: `SELECT ids.id AS id, sno, toString(created_at) AS created_at FROM sealed_sessions AS s
+          LEFT JOIN (SELECT arrayJoin({ids:Array(String)}) AS id) AS ids ON s.session_key = reinterpretAsUInt128(sipHash128(ids.id))
+          WHERE project_id = {p:String} AND version = (SELECT max(version) FROM sealed_builds WHERE project_id = {p:String}) ORDER BY sno`,
+        params: { p: U, ids: [...sessions] },
+      },
+      { timeoutS: 10 },
+    )
+    expect(rows.length).toBe(sessions.size)
+    expect(new Set(rows.map((r) => r.id))).toEqual(sessions)
+    expect(rows.map((r) => r.sno)).toEqual(rows.map((_, i) => i + 1))
+    const days = rows.map((r) => r.created_at.slice(0, 10))
+    expect(days).toEqual([...days].sort())
+  })
+
+  it('scan the events from the window\'s start where the postings hold no such column', async () => {
+    const sql = await explained([{ name: 'properties.plan', operator: 'isNotNull', value: [] }])
+    expect(sql).not.toContain('sealed_event_postings')
+    expect(sql).toMatch(/FROM events WHERE .*? AND created_at >= \{earliest:/)
+  })
+})
+
+describe('/pages from the sealed history', () => {
+  // Every window is answered from it (whole days, zones' midnights and instants), and a filtered one
+  // when each filter is on a view's own origin, path or name or on a session attribute.
+  const SESSION_NAMES = ['country', 'browser']
+  const onViews = (filters: Filter[]) => filters.every((f) => ['path', 'origin', 'name'].includes(f.name) || SESSION_NAMES.includes(f.name))
+  for (const c of cases(31, 16)) {
+    it(c.label, async () => {
+      const expected = model().pages(c.project, c.w, c.filters)
+      const query = { ...(c.query as object), limit: 1000 }
+      const res = await get(c.project, 'pages', query)
+      expect(res.sealedUntil).toBe(onViews(c.filters) ? C : null)
+      expect(res.body).toEqual(expected)
+      const computed = await inline(c.project, 'pages', query)
+      expect(computed.body).toEqual(expected)
+    })
+  }
+})
+
+describe('when the data changes under a build', () => {
+  const W30: Window = { start: Date.parse('2026-03-15T00:00:00Z'), end: Date.parse('2026-04-15T00:00:00Z'), timezone: 'UTC' }
+  const check = async (sealed: boolean) => {
+    for (const dimension of ['country', 'exit_page', 'entry_page']) {
+      const res = await get(U, dimension, { range: '30d', limit: 1000 })
+      expect(res.sealedUntil !== null, dimension).toBe(sealed)
+      expect(res.body, dimension).toEqual(model().breakdown(U, dimension, W30))
+      const computed = await inline(U, dimension, { range: '30d', limit: 1000 })
+      expect(computed.headers.get('x-quarry-sealed-until') !== null, dimension).toBe(sealed)
+      expect(computed.body, dimension).toEqual(res.body)
+    }
+    const pages = await get(U, 'pages', { range: '30d', limit: 1000 })
+    expect(pages.sealedUntil !== null, 'pages').toBe(sealed)
+    expect(pages.body, 'pages').toEqual(model().pages(U, W30))
+    expect((await inline(U, 'pages', { range: '30d', limit: 1000 })).body, 'pages').toEqual(pages.body)
+    const m = await get(U, 'metrics', { range: '30d' })
+    expect(m.sealedUntil !== null).toBe(sealed)
+    expect(m.body).toEqual(model().metrics(U, W30, 'day'))
+  }
+
+  it('a late insert before C: answered from sessions until the next build, then sealed again', async () => {
+    await insert([extra('sx-late', 'sx-p5', '2026-04-13T09:00:00Z', { country: 'FI' })])
+    await check(false)
+    await seal()
+    await check(true)
+  })
+
+  it('an event after C for a session sealed whole: answered from sessions until the next build', async () => {
+    await insert([extra('sx-r1', 'sx-p3', '2026-04-14T21:45:00Z', { path: '/sx/z' })])
+    await check(false)
+    await seal()
+    await check(true)
+  })
+
+  it('a new session after C keeps the build: it is read live', async () => {
+    await insert([extra('sx-live', 'sx-p6', '2026-04-14T22:20:00Z', { country: 'IS' })])
+    await check(true)
+  })
+
+  it('an import of older events: answered from sessions, then sealed again', async () => {
+    // A session imported again under another id, as an import of an older export would.
+    const again = events.filter((e) => e.project_id === U && e.session_id === 'sx-cross' && ms(e) < C)
+    expect(again.length).toBeGreaterThan(1)
+    await insert(again.map((e) => ({ ...e, id: eventId(++importedId), session_id: 'sx-cross-imported' })))
+    await check(false)
+    await seal()
+    await check(true)
+  })
+})
+
+describe('the insert count', () => {
+  const queries = (res: Reply) => Number(/queries=(\d+)/.exec(res.headers.get('x-quarry-stats') ?? '')?.[1])
+  it('is read once per insertsTtlMs: a request within it plans without the read, one after it reads again', async () => {
+    // The clock stands still but for the steps below, so a slow machine cannot carry a request
+    // past the TTL between them.
+    let now = 0
+    const realNow = Date.now
+    const start = realNow()
+    Date.now = () => start + now
+    try {
+      const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 1_000 })
+      const app = testApp(h.rt, { now: () => h.clock.now, sealed })
+      const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-ttl' })
+      const ask = () => requestAs(app, `http://quarry.test/insights/${U}/country?range=30d`, root)
+      const first = await ask()
+      expect(first.headers.get('x-quarry-sealed-until')).not.toBeNull()
+      now += 500
+      const within = await ask()
+      expect(within.headers.get('x-quarry-sealed-until')).not.toBeNull()
+      // The newest build (trusted 5 s), the insert count and the verified live sessions are known: only the statement runs.
+      expect(queries(within)).toBe(1)
+      now += 600
+      const after = await ask()
+      expect(queries(after)).toBe(2)
+      expect(after.body).toEqual(within.body)
+    } finally {
+      Date.now = realNow
+    }
+  })
+})
+
+describe('the live sessions', () => {
+  it('are written once the build is verified and read from there; explained, the statement shows the stamp it reads', async () => {
+    await get(U, 'country', { range: '30d' })
+    const explained = await h.get(U, 'country', { range: '30d', explain: 'sql' })
+    expect(explained.status, JSON.stringify(explained.body)).toBe(200)
+    expect(explained.body.params.stamp).toBeGreaterThan(0)
+    expect(explained.body.sql.at(-1)).toContain('FROM sealed_live')
+    const [row] = await (
+      await h.rt.engine.client.query({
+        query: 'SELECT count() AS n FROM sealed_live WHERE project_id = {p:String} AND stamp = {s:UInt64}',
+        query_params: { p: U, s: explained.body.params.stamp },
+        format: 'JSONEachRow',
+      })
+    ).json<{ n: number }>()
+    const live = new Set(events.filter((e) => e.project_id === U && ms(e) >= C && e.session_id !== '').map((e) => e.session_id))
+    expect(Number(row!.n)).toBe(live.size)
+  })
+
+  it('are written a part at a time, by the first request that reads it: a breakdown writes neither the events, /pages\' part nor the profiles', async () => {
+    const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0 })
+    const app = testApp(h.rt, { now: () => h.clock.now, sealed })
+    const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-parts' })
+    const ask = (route: string, query: Query) => requestAs(app, `http://quarry.test/insights/${U}/${route}?${queryString(query)}`, root)
+    /** Which snapshot tables the request's statement reads, as explain=sql lists it. */
+    const reads = async (route: string, query: Record<string, string>) => {
+      const explained = await ask(route, { ...query, explain: 'sql' })
+      expect(explained.status, JSON.stringify(explained.body)).toBe(200)
+      const sql = (explained.body.sql as string[]).join('\n')
+      return ['sealed_live_events', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_live'].filter((table) => new RegExp(`FROM ${table}\\b`).test(sql))
+    }
+    const routes = { country: { range: '30d' }, metrics: { range: '30d' }, pages: { range: '30d' }, engagement: {} as Record<string, string> }
+    const stamp = async () => (await ask('country', { ...routes.country, explain: 'sql' })).body.params.stamp as number
+    const before = await ask('country', routes.country)
+    expect(before.status).toBe(200)
+    expect(await reads('country', routes.country)).toEqual(['sealed_live'])
+    const written = await stamp()
+    // /metrics' revenue after C comes from the events' part, which the breakdown did not write.
+    expect(await reads('metrics', routes.metrics)).toEqual(['sealed_live'])
+    expect((await ask('metrics', routes.metrics)).status).toBe(200)
+    expect(await reads('metrics', routes.metrics)).toEqual(['sealed_live_events', 'sealed_live'])
+    expect(await reads('pages', routes.pages)).toEqual([])
+    expect(await reads('engagement', routes.engagement)).toEqual([])
+    expect((await ask('pages', routes.pages)).status).toBe(200)
+    expect(await reads('pages', routes.pages)).toEqual(['sealed_live_pages'])
+    expect(await reads('engagement', routes.engagement)).toEqual([])
+    expect((await ask('engagement', routes.engagement)).status).toBe(200)
+    expect(await reads('engagement', routes.engagement)).toEqual(['sealed_live_profiles'])
+    // The live sessions were written once: the breakdown reads them under the same stamp.
+    const again = await ask('country', routes.country)
+    expect(again.body).toEqual(before.body)
+    expect(await stamp()).toBe(written)
+  })
+
+  it('computed by each request, give the same answers as written', async () => {
+    for (const c of cases(29, 4)) {
+      const query = { ...(c.query as object), limit: 1000 }
+      const computed = await inline(c.project, 'city', query)
+      expect(computed.headers.get('x-quarry-sealed-until')).not.toBeNull()
+      expect(computed.body, c.label).toEqual(model().breakdown(c.project, 'city', c.w, c.filters))
+      expect(computed.body, c.label).toEqual((await get(c.project, 'city', query)).body)
+    }
+  })
+})
+
+describe('visitors are exact', () => {
+  it('equal uniqExact over the raw events for the sealed window', async () => {
+    const res = await get(U, 'metrics', { range: '3m' })
+    expect(res.sealedUntil).toBe(C)
+    const [row] = await (
+      await h.rt.engine.client.query({
+        query: `SELECT uniqExact(visitor) AS n FROM (
+            SELECT min(created_at) AS started, tupleElement(min((created_at, profile_id)), 2) AS visitor
+            FROM events WHERE project_id = {p:String} AND session_id != '' GROUP BY session_id)
+          WHERE started >= {from:DateTime64(3, 'UTC')} AND started < {to:DateTime64(3, 'UTC')}`,
+        query_params: { p: U, from: '2026-01-14 00:00:00.000', to: '2026-04-15 00:00:00.000' },
+        format: 'JSONEachRow',
+      })
+    ).json<{ n: number }>()
+    expect(res.body.metrics.unique_visitors).toBeGreaterThan(0)
+    expect(res.body.metrics.unique_visitors).toBe(Number(row!.n))
+  })
+
+  it("equal uniqExact over the raw events for each page's viewers, in a window through C", async () => {
+    const res = await get(U, 'pages', { startDate: '2026-02-03T05:30:00Z', endDate: '2026-04-14T22:00:00Z', limit: 1000 })
+    expect(res.sealedUntil).toBe(C)
+    const rows = await (
+      await h.rt.engine.client.query({
+        query: `SELECT origin, path, uniqExact(profile_id) AS n FROM events
+          WHERE project_id = {p:String} AND name = 'screen_view' AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+          GROUP BY origin, path`,
+        query_params: { p: U, from: '2026-02-03 05:30:00.000', to: '2026-04-14 22:00:00.001' },
+        format: 'JSONEachRow',
+      })
+    ).json<{ origin: string; path: string; n: number }>()
+    const exact = new Map(rows.map((r) => [`${r.origin} ${r.path}`, Number(r.n)]))
+    expect(res.body.length).toBe(exact.size)
+    for (const page of res.body as { origin: string; path: string; visitors: number }[]) expect(page.visitors, page.path).toBe(exact.get(`${page.origin} ${page.path}`))
+  })
+})
