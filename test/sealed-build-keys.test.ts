@@ -4,7 +4,9 @@
  * kept for the sessions that span C alone (0 on the others); and the page keys sealed_crossing checks
  * are kept only for the sessions its count of the sealed sessions does not cover: those that span C,
  * and the events without a session. Expected sets are computed from the inserted rows; the answers
- * themselves are the other sealed tests'.
+ * themselves are the other sealed tests'. And each session's number (`sno`): a UTC day's sessions a
+ * run after the day before's, in the order of their keys, so that two builds of the same rows number
+ * them alike.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eventMaker, PROJECTS } from './fixtures/insights-data.ts'
@@ -21,6 +23,8 @@ let version: number
 /** Project U's session ids with events before C, and those of them with events from C on too. */
 let before: Set<string>
 let spanning: string[]
+/** Project U's sessions with events before C: each one's first event's time. */
+let firstAt: Map<string, number>
 
 beforeAll(async () => {
   h = await openInsights({ sealed: true })
@@ -34,6 +38,8 @@ beforeAll(async () => {
   before = new Set(events.filter((e) => ms(e) < C).map((e) => e.session_id))
   const after = new Set(events.filter((e) => ms(e) >= C).map((e) => e.session_id))
   spanning = [...before].filter((id) => id !== '' && after.has(id)).sort()
+  firstAt = new Map()
+  for (const e of events) if (e.session_id !== '' && before.has(e.session_id)) firstAt.set(e.session_id, Math.min(firstAt.get(e.session_id) ?? Infinity, ms(e)))
   await h.sealed!.build(U)
   const [row] = await rows<{ version: number }>('SELECT max(version) AS version FROM sealed_builds WHERE project_id = {p:String}')
   version = row!.version
@@ -75,5 +81,21 @@ describe('a build keys only what requests look up', () => {
     const [{ n } = { n: -1 }] = await rows<{ n: number }>('SELECT count() AS n FROM sealed_page_keys WHERE project_id = {p:String} AND version = {v:UInt64}')
     expect(n).toBe(spanning.length + 1)
     expect(await idsKeyed('SELECT key FROM sealed_page_keys WHERE project_id = {p:String} AND version = {v:UInt64}')).toEqual(['', ...spanning])
+  })
+})
+
+describe('a build numbers its sessions', () => {
+  it("by the UTC day of their first event, then by their key: 1 to n, the same on every build", async () => {
+    const keyed = await rows<{ id: string; key: string }>(
+      'SELECT id, toString(reinterpretAsUInt128(sipHash128(id))) AS key FROM (SELECT arrayJoin({ids:Array(String)}) AS id)',
+      { ids: [...firstAt.keys()] },
+    )
+    const day = (id: string) => Math.floor(firstAt.get(id)! / 86_400_000)
+    const order = keyed.sort((a, b) => day(a.id) - day(b.id) || (BigInt(a.key) < BigInt(b.key) ? -1 : 1)).map((r) => r.key)
+    const numbered = await rows<{ key: string; sno: number }>(
+      'SELECT toString(session_key) AS key, sno FROM sealed_sessions WHERE project_id = {p:String} AND version = {v:UInt64} ORDER BY sno',
+    )
+    expect(numbered.map((r) => r.sno)).toEqual(order.map((_, i) => i + 1))
+    expect(numbered.map((r) => r.key)).toEqual(order)
   })
 })

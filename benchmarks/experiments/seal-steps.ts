@@ -6,6 +6,9 @@
  * so that two variants of the builder can be checked to write the same rows.
  *
  *   npx tsx benchmarks/experiments/seal-steps.ts DATA_DIR PROJECT
+ *
+ * SEAL_STOP_MERGES=events,sessions,session_timeline keeps those tables' parts as they are while it
+ * runs (chDB merges whenever a process has the directory open): the same unsettled state, run after run.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
@@ -47,6 +50,9 @@ const logger = pino(
   },
 )
 const rt = await openRuntime(loadConfig({ ...process.env, QUARRY_DATA_DIR: dir, QUARRY_SEALED: '0', LOG_LEVEL: 'warn' }), pino({ level: 'warn' }))
+for (const table of (process.env.SEAL_STOP_MERGES ?? '').split(',').filter(Boolean)) {
+  await rt.runner.command({ name: 'stop_merges', sql: `SYSTEM STOP MERGES ${table}`, params: {} })
+}
 const { clock } = await dataClock(rt.runner, project)
 const load = loadavg()[0]!
 const started = performance.now()
