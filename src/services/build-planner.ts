@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto'
 import { DateTime } from 'luxon'
 import type { QueryRunner, QueryStats, Statement } from '../clickhouse/run.ts'
-import { eventInsertsStatement, type VersionedBuild } from '../query/event-inserts.ts'
+import { clickhouseInstant } from '../query/time-range.ts'
+import { eventInsertsStatement, type InsertCount, type VersionedBuild } from '../query/event-inserts.ts'
 
 /**
  * The request a planning read belongs to: it runs on the request's runner, so it counts in the
@@ -19,8 +20,11 @@ export interface BuildKind<B extends VersionedBuild, Row, Part extends string = 
   /** The project's newest build: one row, or none. */
   latest(projectId: string): Statement
   read(row: Row | undefined): { build: B; builtAt: DateTime } | undefined
-  /** One row with a column `crossing`: how many of the build's sessions events after C continue. */
-  crossing(projectId: string, build: B): Statement
+  /**
+   * One row with a column `crossing`: how many of the build's sessions events after C continue,
+   * reading the events from `from` on (C, or later when the events before it were checked).
+   */
+  crossing(projectId: string, build: B, from: string): Statement
   /**
    * Per part of what requests add after C, the statement that writes it under a stamp, for them to
    * read until the next insert. Each part is written when a request first needs it, so a request
@@ -43,11 +47,6 @@ const SNAPSHOT_MAX_AGE_MS = 10 * 60_000
  */
 export const DEFAULT_INSERTS_TTL_MS = 1_000
 
-interface InsertCount {
-  inserts: number
-  closed_inserts: number
-}
-
 interface Latest<B> {
   read: number
   build: B | undefined
@@ -63,12 +62,15 @@ interface Latest<B> {
  */
 export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = string> {
   private readonly latest = new Map<string, Latest<B>>()
-  /** Per project, the build and insert count at which no session crossed its C, and the snapshot of each part written at that count. */
-  private readonly verified = new Map<string, { version: number; inserts: number; stamps: Map<Part, { id: number; at: number }> }>()
+  /**
+   * Per project, the build and insert count at which no session crossed its C, the newest insert
+   * counted then, and the snapshot of each part written at that count.
+   */
+  private readonly verified = new Map<string, { version: number; inserts: number; lastLogged: string; stamps: Map<Part, { id: number; at: number }> }>()
   /** Per project and part, the last snapshot write: when it ended, or the one in progress. */
   private readonly snapshots = new Map<string, Map<Part, { at: number; version?: number; writing?: Promise<number | undefined> }>>()
-  /** Per project, the last insert count read for a build, and when. */
-  private readonly counts = new Map<string, { at: number; version: number; count: InsertCount }>()
+  /** Per project, the last insert count read for a build, and when, after which verified insert. */
+  private readonly counts = new Map<string, { at: number; version: number; after?: string; count: InsertCount }>()
 
   /** `insertsTtlMs`: how long an insert count read for a build answers the next requests (0: every request reads it). */
   constructor(
@@ -98,24 +100,36 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
    * events after C, so it is taken again only when something was inserted since it last passed.
    */
   async holds(projectId: string, build: B, run: RequestRun): Promise<boolean> {
-    const count = await this.insertCount(projectId, build, run)
-    const verified = this.verified.get(projectId)
-    if (run.runner.dryRun) return verified?.version === build.version
+    const known = this.verified.get(projectId)
+    const verified = known?.version === build.version ? known : undefined
+    const count = await this.insertCount(projectId, build, run, verified?.lastLogged)
+    if (run.runner.dryRun) return verified !== undefined
     if (count.closed_inserts !== build.inserts) return false
-    if (verified?.version === build.version && verified.inserts === count.inserts) return true
-    const [row] = await run.runner.rows<{ crossing: number }>(this.kind.crossing(projectId, build), opts(run))
+    if (verified?.inserts === count.inserts) return true
+    // The events of the inserts verified were checked: when those logged up to the newest of them
+    // are still just those (none that was logged before became visible since), only the events of
+    // the ones logged after are read. Otherwise every event from C on is read again.
+    const from = verified?.inserts === count.verified_inserts ? count.unverified_from : clickhouseInstant(build.closedAt)
+    const [row] = await run.runner.rows<{ crossing: number }>(this.kind.crossing(projectId, build, from), opts(run))
     if (row!.crossing > 0) return false
-    this.verified.set(projectId, { version: build.version, inserts: count.inserts, stamps: new Map() })
+    this.verified.set(projectId, { version: build.version, inserts: count.inserts, lastLogged: count.last_logged, stamps: new Map() })
+    // The count just read, as a read after the newest insert it counts would have answered it: the
+    // next requests within the count's time to live reuse it.
+    const read = this.counts.get(projectId)
+    if (read?.count === count) {
+      const closed = clickhouseInstant(build.closedAt)
+      this.counts.set(projectId, { ...read, after: count.last_logged, count: { ...count, verified_inserts: count.inserts, unverified_from: closed } })
+    }
     return true
   }
 
   /** The inserts logged since the build's start of counting, read at most once per `insertsTtlMs` (never remembered from a dry run). */
-  private async insertCount(projectId: string, build: B, run: RequestRun): Promise<InsertCount> {
+  private async insertCount(projectId: string, build: B, run: RequestRun, after?: string): Promise<InsertCount> {
     const known = this.counts.get(projectId)
-    if (!run.runner.dryRun && known?.version === build.version && Date.now() - known.at < this.insertsTtlMs) return known.count
-    const [count] = await run.runner.rows<InsertCount>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), opts(run))
-    if (!run.runner.dryRun) this.counts.set(projectId, { at: Date.now(), version: build.version, count: count! })
-    return count ?? { inserts: 0, closed_inserts: 0 }
+    if (!run.runner.dryRun && known?.version === build.version && known.after === after && Date.now() - known.at < this.insertsTtlMs) return known.count
+    const [count] = await run.runner.rows<InsertCount>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince, after), opts(run))
+    if (!run.runner.dryRun) this.counts.set(projectId, { at: Date.now(), version: build.version, after, count: count! })
+    return count ?? { inserts: 0, closed_inserts: 0, last_logged: '', verified_inserts: 0, unverified_from: '' }
   }
 
   /**
