@@ -4,7 +4,7 @@
  *
  *   npx tsx benchmarks/experiments/statements.ts dump DIR PROJECT ROUTE QUERY OUT
  *     the last statement the route runs (OUT.sql) and its parameters (OUT.json), as `explain=sql`
- *     shows them, after a first request has written the snapshots it reads; ROUTE is a dimension
+ *     shows them, once a first request's snapshots of what it reads are written; ROUTE is a dimension
  *     or route under /insights/PROJECT, or a path from /
  *   npx tsx benchmarks/experiments/statements.ts ab DIR PARAMS.json RUNS A.sql B.sql …
  *     SQL files run with those parameters, interleaved (A, B, A, B, …; the first round not counted):
@@ -28,9 +28,10 @@ if (!dir) throw new Error('usage: statements.ts dump|ab|sql DIR …')
 if (mode === 'dump') {
   const [project, route, query, out] = args
   if (!project || !route || query === undefined || !out) throw new Error('usage: statements.ts dump DIR PROJECT ROUTE QUERY OUT')
-  const { rt, app, headers } = await sealedProjectApp(dir, project, 'statements')
+  const { rt, app, headers, sealed } = await sealedProjectApp(dir, project, 'statements')
   const url = (extra: string) => `http://q.bench${route.startsWith('/') ? route : `/insights/${project}/${route}`}?${query}${extra}`
   await (await app.request(url(''), { headers })).text()
+  await sealed.snapshotsWritten(project)
   const res = await app.request(url('&explain=sql'), { headers })
   const body = (await res.json()) as { sql: string[]; params: Record<string, unknown> }
   writeFileSync(`${out}.sql`, body.sql.at(-1)!.replace(/SETTINGS[\s\S]*$/, ''))

@@ -68,7 +68,7 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
    */
   private readonly verified = new Map<string, { version: number; inserts: number; lastLogged: string; stamps: Map<Part, { id: number; at: number }> }>()
   /** Per project and part, the last snapshot write: when it ended, or the one in progress. */
-  private readonly snapshots = new Map<string, Map<Part, { at: number; version?: number; writing?: Promise<number | undefined> }>>()
+  private readonly snapshots = new Map<string, Map<Part, { at: number; writing?: Promise<void> }>>()
   /** Per project, the last insert count read for a build, and when, after which verified insert. */
   private readonly counts = new Map<string, { at: number; version: number; after?: string; count: InsertCount }>()
 
@@ -76,6 +76,8 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
   constructor(
     private readonly kind: BuildKind<B, Row, Part>,
     private readonly insertsTtlMs = DEFAULT_INSERTS_TTL_MS,
+    /** Told of a snapshot write that failed (requests compute that part until one is written). */
+    private readonly failed: (err: unknown, projectId: string, part: Part) => void = () => {},
   ) {}
 
   async newest(projectId: string, run: RequestRun): Promise<B | undefined> {
@@ -134,39 +136,45 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
 
   /**
    * The stamp of a snapshot of one part of what comes after C as it is now, for a build `holds`
-   * just passed; undefined when the kind takes none, one was written too lately, or an insert came
-   * while it was written (the request then computes its own). Concurrent requests share one write.
+   * just passed; undefined when the kind takes none or none is written yet (the request then
+   * computes its own). A missing or aging snapshot is written in the background lane, beside the
+   * requests, none of which waits for it: the first request after an insert on M paid ~300 ms for
+   * the write and the count after it, against ~70 for computing its part (benchmarks/README.md).
    */
-  async snapshot(projectId: string, build: B, run: RequestRun, part: Part): Promise<number | undefined> {
+  snapshot(projectId: string, build: B, run: RequestRun, part: Part): number | undefined {
     const verified = this.verified.get(projectId)
     if (!this.kind.snapshots || verified?.version !== build.version) return undefined
     const stamp = verified.stamps.get(part)
-    if (run.runner.dryRun) return stamp?.id
-    if (stamp && Date.now() - stamp.at < SNAPSHOT_MAX_AGE_MS) return stamp.id
-    const parts = this.snapshots.get(projectId) ?? new Map()
+    if (run.runner.dryRun || (stamp && Date.now() - stamp.at < SNAPSHOT_MAX_AGE_MS)) return stamp?.id
+    const parts = this.snapshots.get(projectId) ?? new Map<Part, { at: number; writing?: Promise<void> }>()
     this.snapshots.set(projectId, parts)
     const last = parts.get(part)
-    if (last?.writing) return last.version === build.version ? last.writing : undefined
-    if (last && Date.now() - last.at < SNAPSHOT_INTERVAL_MS) return undefined
-    const writing = this.writeSnapshot(projectId, build, verified.inserts, run, part)
-    parts.set(part, { at: Date.now(), version: build.version, writing })
-    try {
-      return await writing
-    } finally {
-      parts.set(part, { at: Date.now() })
+    if (!last?.writing && !(last && Date.now() - last.at < SNAPSHOT_INTERVAL_MS)) {
+      const writing = this.writeSnapshot(projectId, build, verified.inserts, run, part)
+        .catch((err: unknown) => this.failed(err, projectId, part))
+        .finally(() => parts.set(part, { at: Date.now() }))
+      parts.set(part, { at: Date.now(), writing })
     }
+    // One written for the same inserts is as exact while its rows last (an hour), older than it is.
+    return stamp?.id
   }
 
-  private async writeSnapshot(projectId: string, build: B, inserts: number, run: RequestRun, part: Part): Promise<number | undefined> {
+  /** Resolves when the snapshots being written for the project are (for tests and benchmarks). */
+  async written(projectId: string): Promise<void> {
+    await Promise.all([...(this.snapshots.get(projectId)?.values() ?? [])].map((p) => p.writing))
+  }
+
+  /** Not under the request's signal or stats: the request may be answered before it ends. */
+  private async writeSnapshot(projectId: string, build: B, inserts: number, run: RequestRun, part: Part): Promise<void> {
+    const detached = { runner: run.runner, timeoutS: run.timeoutS }
     // Random, so that instances sharing a server do not write under each other's stamps.
     const stamp = randomInt(1, 2 ** 48)
     const write = this.kind.snapshots![part](projectId, build, stamp)
-    await run.runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${run.timeoutS}` })
-    const [count] = await run.runner.rows<{ inserts: number }>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), opts(run))
+    await run.runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${run.timeoutS}` }, { background: true })
+    const [count] = await run.runner.rows<{ inserts: number }>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), opts(detached))
     const verified = this.verified.get(projectId)
-    if (count!.inserts !== inserts || verified?.version !== build.version || verified.inserts !== inserts) return undefined
+    if (count!.inserts !== inserts || verified?.version !== build.version || verified.inserts !== inserts) return
     verified.stamps.set(part, { id: stamp, at: Date.now() })
-    return stamp
   }
 
   /** The project's newest build is to be read again (a build finished, or the data changed under it). */
