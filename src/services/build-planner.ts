@@ -159,9 +159,10 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
     return stamp?.id
   }
 
-  /** Resolves when the snapshots being written for the project are (for tests and benchmarks). */
-  async written(projectId: string): Promise<void> {
-    await Promise.all([...(this.snapshots.get(projectId)?.values() ?? [])].map((p) => p.writing))
+  /** Resolves when the snapshots being written for the project (or for every project) are. */
+  async written(projectId?: string): Promise<void> {
+    const projects = projectId === undefined ? [...this.snapshots.values()] : [this.snapshots.get(projectId) ?? new Map()]
+    await Promise.all(projects.flatMap((parts) => [...parts.values()].map((p) => p.writing)))
   }
 
   /** Not under the request's signal or stats: the request may be answered before it ends. */

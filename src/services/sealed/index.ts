@@ -165,12 +165,15 @@ export class SealedHistory {
     return this.builds.run(projectId, this.buildOf(projectId))
   }
 
-  /** No build starts after this, and the running one ends with its statement; requests still plan with the builds there are. */
-  stop(): Promise<void> {
+  /**
+   * No build starts after this, and the running one ends with its statement, as do the snapshot
+   * writes under way; requests still plan with the builds there are.
+   */
+  async stop(): Promise<void> {
     // A replaced build not yet dropped is dropped by the project's next build.
     for (const timer of this.drops) clearTimeout(timer)
     this.drops.clear()
-    return this.builds.stop()
+    await Promise.all([this.builds.stop(), this.planner.written()])
   }
 
   private schedule(projectId: string): void {
