@@ -41,6 +41,8 @@ export const LATEST_TTL_MS = 5_000
 const SNAPSHOT_INTERVAL_MS = 2_000
 /** A snapshot is written again once this old, well before its rows expire (sealed_live keeps them an hour). */
 const SNAPSHOT_MAX_AGE_MS = 10 * 60_000
+/** How long one is still read while its next is written (or that write keeps failing). */
+const SNAPSHOT_READ_MAX_AGE_MS = 30 * 60_000
 /**
  * How long an insert count is trusted by default: the response cache reads its data watermark as
  * often, so an insert reaches an answer within a second either way, and a request spares a read.
@@ -155,8 +157,8 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
         .finally(() => parts.set(part, { at: Date.now() }))
       parts.set(part, { at: Date.now(), writing })
     }
-    // One written for the same inserts is as exact while its rows last (an hour), older than it is.
-    return stamp?.id
+    // One written for the same inserts is as exact while its rows last (an hour).
+    return stamp && Date.now() - stamp.at < SNAPSHOT_READ_MAX_AGE_MS ? stamp.id : undefined
   }
 
   /** Resolves when the snapshots being written for the project (or for every project) are. */
