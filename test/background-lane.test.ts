@@ -43,6 +43,18 @@ describe('the background lane', () => {
     expect(await leftBehind()).toBe(0)
   })
 
+  it('takes an array of strings exactly as given, whatever its characters (a snapshot\'s held-out keys)', async () => {
+    const keys = ['112744911109886641065661991869057439159', "it's \\ a ['quoted'] value\\", '', 'ü\t\n{k:String}']
+    await rt.runner.command(
+      { name: 'lane_array', sql: "INSERT INTO lane_values SELECT arrayStringConcat(arrayMap(k -> hex(k), {keys:Array(String)}), ','), now64(3), 7, true", params: { keys } },
+      { background: true },
+    )
+    const [row] = await rt.runner.rows<{ s: string }>({ name: 'lane_array_read', sql: 'SELECT s FROM lane_values WHERE n = 7', params: {} }, read)
+    const hex = (k: string) => Buffer.from(k, 'utf8').toString('hex').toUpperCase()
+    expect(row!.s).toBe(keys.map(hex).join(','))
+    expect(await leftBehind()).toBe(0)
+  })
+
   it('refuses a statement whose placeholder has no value, and still leaves none behind', async () => {
     await expect(
       rt.runner.command({ name: 'lane_missing', sql: "INSERT INTO lane_values SELECT {s:String}, now64(3), {n:UInt64}, true", params: { s: 'x' } }, { background: true }),

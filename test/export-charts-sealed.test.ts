@@ -213,10 +213,12 @@ describe('charts from the sealed event rollups', () => {
 })
 
 describe('what a sealed chart reads', () => {
-  // A request first: one that only explains itself plans with what earlier requests checked.
+  // A request first: one that only explains itself plans with what earlier requests checked and
+  // wrote (the snapshot a request starts is written in the background).
   const explained = async (query: Record<string, string>) => {
     const url = `http://quarry.test/export/charts?${new URLSearchParams({ projectId: U, series: JSON.stringify([{ name: '*', segment: 'user' }]), timezone: 'UTC', ...query })}`
     expect((await h.fetch(url)).headers.get('x-quarry-sealed-until')).not.toBeNull()
+    await h.sealed!.snapshotsWritten(U)
     const { sql, params } = (await h.fetch(`${url}&explain=sql`)).body as { sql: string[]; params: Record<string, string> }
     return { sql: sql.join('\n'), params }
   }

@@ -124,7 +124,10 @@ describe('/metrics from the sealed history', () => {
     expect(kolkata.params.holes.length).toBe(30)
     expect(kolkata.params.holes.every((t: string) => t.endsWith(' 18:00:00'))).toBe(true)
     expect(kolkata.sql.at(-1)).toContain('FROM sealed_sessions')
-    // Whole hours from the window's start to C leave only the revenue from C on, written with the live sessions.
+    // Whole hours from the window's start to C leave only the revenue from C on, written with the
+    // live sessions by a request (in the background: the explained one reads it once written).
+    await h.get(U, 'metrics', { range: '30d' })
+    await h.sealed!.snapshotsWritten(U)
     const reaching = (await explained({ range: '30d' })).sql.at(-1)
     expect(reaching).toContain('FROM sealed_live_events')
     expect(reaching).not.toMatch(/FROM events\b/)

@@ -508,6 +508,8 @@ describe('retention, cohorts, active users and engagement from the profile rollu
     const apps = { snapshot: sealedApp, computed: testApp(rt, { now: () => NOW, sealed: sealedHistory({ liveSnapshots: false }) }) }
     const get = async (history: keyof typeof apps, path: string) => {
       const res = await request(apps[history], path)
+      // A request does not wait for the snapshot it starts writing: the explained one after it reads it once written.
+      await Promise.all(histories.flatMap((h) => Object.values(PROJECTS).map((p) => h.snapshotsWritten(p.id))))
       const { sql } = (await (await request(apps[history], `${path}&explain=sql`)).json()) as { sql: string[] }
       expect(sql.join('\n').includes('FROM sealed_live_profiles'), `${history} ${path}`).toBe(history === 'snapshot')
       expectSealed(res, true)

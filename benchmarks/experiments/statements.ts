@@ -4,12 +4,13 @@
  *
  *   npx tsx benchmarks/experiments/statements.ts dump DIR PROJECT ROUTE QUERY OUT
  *     the last statement the route runs (OUT.sql) and its parameters (OUT.json), as `explain=sql`
- *     shows them, after a first request has written the snapshots it reads; ROUTE is a dimension
+ *     shows them, once a first request's snapshots of what it reads are written; ROUTE is a dimension
  *     or route under /insights/PROJECT, or a path from /
  *   npx tsx benchmarks/experiments/statements.ts ab DIR PARAMS.json RUNS A.sql B.sql …
  *     SQL files run with those parameters, interleaved (A, B, A, B, …; the first round not counted):
  *     median and least wall ms, median CPU ms of the process (chDB runs in it), and a hash and the
- *     length of each file's rows, so that variants can be checked to return the same rows
+ *     length of each file's rows, so that variants can be checked to return the same rows; a file
+ *     whose first line is `-- settings: name = value, …` runs with those settings
  *   npx tsx benchmarks/experiments/statements.ts sql DIR "SQL" …
  *     SQL as it is, tables in database `quarry` (no other process may have DIR open)
  */
@@ -28,9 +29,10 @@ if (!dir) throw new Error('usage: statements.ts dump|ab|sql DIR …')
 if (mode === 'dump') {
   const [project, route, query, out] = args
   if (!project || !route || query === undefined || !out) throw new Error('usage: statements.ts dump DIR PROJECT ROUTE QUERY OUT')
-  const { rt, app, headers } = await sealedProjectApp(dir, project, 'statements')
+  const { rt, app, headers, sealed } = await sealedProjectApp(dir, project, 'statements')
   const url = (extra: string) => `http://q.bench${route.startsWith('/') ? route : `/insights/${project}/${route}`}?${query}${extra}`
   await (await app.request(url(''), { headers })).text()
+  await sealed.snapshotsWritten(project)
   const res = await app.request(url('&explain=sql'), { headers })
   const body = (await res.json()) as { sql: string[]; params: Record<string, unknown> }
   writeFileSync(`${out}.sql`, body.sql.at(-1)!.replace(/SETTINGS[\s\S]*$/, ''))
@@ -49,7 +51,7 @@ if (mode === 'dump') {
     for (const [k, sql] of sqls.entries()) {
       const cpu0 = process.cpuUsage()
       const t0 = performance.now()
-      const rows = await rt.runner.rows({ name: 'variant', sql, params }, { timeoutS: 120 })
+      const rows = await rt.runner.rows({ name: 'variant', sql, params, settings: settingsOf(sql) }, { timeoutS: 120 })
       const wall = performance.now() - t0
       const cpu = process.cpuUsage(cpu0)
       if (round > 0) {
@@ -72,4 +74,14 @@ if (mode === 'dump') {
   session.cleanup()
 } else {
   throw new Error('usage: statements.ts dump|ab|sql DIR …')
+}
+
+/** The settings a variant file names on its first line (`-- settings: max_threads = 1, …`). */
+function settingsOf(sql: string): Record<string, string | number> {
+  const line = /^-- settings: (.*)$/m.exec(sql.split('\n')[0] ?? '')?.[1]
+  if (!line) return {}
+  return Object.fromEntries(line.split(',').map((kv) => {
+    const [k, v] = kv.split('=').map((x) => x.trim())
+    return [k!, Number.isNaN(Number(v)) ? v! : Number(v)]
+  }))
 }

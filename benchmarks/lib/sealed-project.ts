@@ -6,7 +6,7 @@ import { newestClosing, readSealedLatest, sealedLatestStatement, sealedLiveEvent
 import { sealedLivePagesWriteStatement } from '../../src/query/sealed-pages.ts'
 import { openRuntime, type Runtime } from '../../src/runtime.ts'
 import { sealProject } from '../../src/services/sealed/builder.ts'
-import { SealedHistory } from '../../src/services/sealed/index.ts'
+import { SealedHistory, type SealedHistoryOptions } from '../../src/services/sealed/index.ts'
 import { buildApp } from '../../src/app.ts'
 import { createClientRow } from '../../src/auth/clients.ts'
 import { dataClock } from './data-clock.ts'
@@ -52,15 +52,15 @@ export async function openSealedProject(dir: string, project: string, reuse: boo
  * response cache, no metrics), with a root client's headers: for experiments that drive requests in
  * process with app.request().
  */
-export async function sealedProjectApp(dir: string, project: string, clientName: string) {
+export async function sealedProjectApp(dir: string, project: string, clientName: string, sealedOptions: Partial<SealedHistoryOptions> = {}) {
   const opened = await openSealedProject(dir, project, true)
   const { rt, clock } = opened
   const logger = pino({ level: 'warn' })
   const now = () => clock.toJSDate()
-  const sealed = new SealedHistory({ runner: rt.runner, logger, now, queryTimeoutS: 120, rebuildIntervalMs: 3_600_000 })
+  const sealed = new SealedHistory({ runner: rt.runner, logger, now, queryTimeoutS: 120, rebuildIntervalMs: 3_600_000, ...sealedOptions })
   const config = { ...rt.config, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_QUERY_TIMEOUT_S: 120 }
   const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, now, responseCache: false as const, metrics: false as const, sealed })
   const client = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: clientName })
   const headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
-  return { ...opened, app, headers }
+  return { ...opened, app, headers, sealed }
 }

@@ -273,8 +273,8 @@ export const sealedLiveEventsWriteStatement = (projectId: string, build: SealedB
 })
 
 /** How many sealed sessions events from C on now continue. */
-export const sealedCrossingStatement = (projectId: string, build: SealedBuild): Statement => ({
+export const sealedCrossingStatement = (projectId: string, build: SealedBuild, from: string): Statement => ({
   name: 'sealed_crossing',
   sql: renderSql('sealed_crossing'),
-  params: { project: projectId, version: build.version, closed: clickhouseInstant(build.closedAt) },
+  params: { project: projectId, version: build.version, from },
 })

@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto'
 import { DateTime } from 'luxon'
 import type { QueryRunner, QueryStats, Statement } from '../clickhouse/run.ts'
-import { eventInsertsStatement, type VersionedBuild } from '../query/event-inserts.ts'
+import { clickhouseInstant } from '../query/time-range.ts'
+import { eventInsertsStatement, type InsertCount, type VersionedBuild } from '../query/event-inserts.ts'
 
 /**
  * The request a planning read belongs to: it runs on the request's runner, so it counts in the
@@ -19,8 +20,11 @@ export interface BuildKind<B extends VersionedBuild, Row, Part extends string = 
   /** The project's newest build: one row, or none. */
   latest(projectId: string): Statement
   read(row: Row | undefined): { build: B; builtAt: DateTime } | undefined
-  /** One row with a column `crossing`: how many of the build's sessions events after C continue. */
-  crossing(projectId: string, build: B): Statement
+  /**
+   * One row with a column `crossing`: how many of the build's sessions events after C continue,
+   * reading the events from `from` on (C, or later when the events before it were checked).
+   */
+  crossing(projectId: string, build: B, from: string): Statement
   /**
    * Per part of what requests add after C, the statement that writes it under a stamp, for them to
    * read until the next insert. Each part is written when a request first needs it, so a request
@@ -37,16 +41,13 @@ export const LATEST_TTL_MS = 5_000
 const SNAPSHOT_INTERVAL_MS = 2_000
 /** A snapshot is written again once this old, well before its rows expire (sealed_live keeps them an hour). */
 const SNAPSHOT_MAX_AGE_MS = 10 * 60_000
+/** How long one is still read while its next is written (or that write keeps failing). */
+const SNAPSHOT_READ_MAX_AGE_MS = 30 * 60_000
 /**
  * How long an insert count is trusted by default: the response cache reads its data watermark as
  * often, so an insert reaches an answer within a second either way, and a request spares a read.
  */
 export const DEFAULT_INSERTS_TTL_MS = 1_000
-
-interface InsertCount {
-  inserts: number
-  closed_inserts: number
-}
 
 interface Latest<B> {
   read: number
@@ -63,17 +64,22 @@ interface Latest<B> {
  */
 export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = string> {
   private readonly latest = new Map<string, Latest<B>>()
-  /** Per project, the build and insert count at which no session crossed its C, and the snapshot of each part written at that count. */
-  private readonly verified = new Map<string, { version: number; inserts: number; stamps: Map<Part, { id: number; at: number }> }>()
+  /**
+   * Per project, the build and insert count at which no session crossed its C, the newest insert
+   * counted then, and the snapshot of each part written at that count.
+   */
+  private readonly verified = new Map<string, { version: number; inserts: number; lastLogged: string; stamps: Map<Part, { id: number; at: number }> }>()
   /** Per project and part, the last snapshot write: when it ended, or the one in progress. */
-  private readonly snapshots = new Map<string, Map<Part, { at: number; version?: number; writing?: Promise<number | undefined> }>>()
-  /** Per project, the last insert count read for a build, and when. */
-  private readonly counts = new Map<string, { at: number; version: number; count: InsertCount }>()
+  private readonly snapshots = new Map<string, Map<Part, { at: number; writing?: Promise<void> }>>()
+  /** Per project, the last insert count read for a build, and when, after which verified insert. */
+  private readonly counts = new Map<string, { at: number; version: number; after?: string; count: InsertCount }>()
 
   /** `insertsTtlMs`: how long an insert count read for a build answers the next requests (0: every request reads it). */
   constructor(
     private readonly kind: BuildKind<B, Row, Part>,
     private readonly insertsTtlMs = DEFAULT_INSERTS_TTL_MS,
+    /** Told of a snapshot write that failed (requests compute that part until one is written). */
+    private readonly failed: (err: unknown, projectId: string, part: Part) => void = () => {},
   ) {}
 
   async newest(projectId: string, run: RequestRun): Promise<B | undefined> {
@@ -98,61 +104,80 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
    * events after C, so it is taken again only when something was inserted since it last passed.
    */
   async holds(projectId: string, build: B, run: RequestRun): Promise<boolean> {
-    const count = await this.insertCount(projectId, build, run)
-    const verified = this.verified.get(projectId)
-    if (run.runner.dryRun) return verified?.version === build.version
+    const known = this.verified.get(projectId)
+    const verified = known?.version === build.version ? known : undefined
+    const count = await this.insertCount(projectId, build, run, verified?.lastLogged)
+    if (run.runner.dryRun) return verified !== undefined
     if (count.closed_inserts !== build.inserts) return false
-    if (verified?.version === build.version && verified.inserts === count.inserts) return true
-    const [row] = await run.runner.rows<{ crossing: number }>(this.kind.crossing(projectId, build), opts(run))
+    if (verified?.inserts === count.inserts) return true
+    // The events of the inserts verified were checked: when those logged up to the newest of them
+    // are still just those (none that was logged before became visible since), only the events of
+    // the ones logged after are read. Otherwise every event from C on is read again.
+    const from = verified?.inserts === count.verified_inserts ? count.unverified_from : clickhouseInstant(build.closedAt)
+    const [row] = await run.runner.rows<{ crossing: number }>(this.kind.crossing(projectId, build, from), opts(run))
     if (row!.crossing > 0) return false
-    this.verified.set(projectId, { version: build.version, inserts: count.inserts, stamps: new Map() })
+    this.verified.set(projectId, { version: build.version, inserts: count.inserts, lastLogged: count.last_logged, stamps: new Map() })
+    // The count just read, as a read after the newest insert it counts would have answered it: the
+    // next requests within the count's time to live reuse it.
+    const read = this.counts.get(projectId)
+    if (read?.count === count) {
+      const closed = clickhouseInstant(build.closedAt)
+      this.counts.set(projectId, { ...read, after: count.last_logged, count: { ...count, verified_inserts: count.inserts, unverified_from: closed } })
+    }
     return true
   }
 
   /** The inserts logged since the build's start of counting, read at most once per `insertsTtlMs` (never remembered from a dry run). */
-  private async insertCount(projectId: string, build: B, run: RequestRun): Promise<InsertCount> {
+  private async insertCount(projectId: string, build: B, run: RequestRun, after?: string): Promise<InsertCount> {
     const known = this.counts.get(projectId)
-    if (!run.runner.dryRun && known?.version === build.version && Date.now() - known.at < this.insertsTtlMs) return known.count
-    const [count] = await run.runner.rows<InsertCount>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), opts(run))
-    if (!run.runner.dryRun) this.counts.set(projectId, { at: Date.now(), version: build.version, count: count! })
-    return count ?? { inserts: 0, closed_inserts: 0 }
+    if (!run.runner.dryRun && known?.version === build.version && known.after === after && Date.now() - known.at < this.insertsTtlMs) return known.count
+    const [count] = await run.runner.rows<InsertCount>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince, after), opts(run))
+    if (!run.runner.dryRun) this.counts.set(projectId, { at: Date.now(), version: build.version, after, count: count! })
+    return count ?? { inserts: 0, closed_inserts: 0, last_logged: '', verified_inserts: 0, unverified_from: '' }
   }
 
   /**
    * The stamp of a snapshot of one part of what comes after C as it is now, for a build `holds`
-   * just passed; undefined when the kind takes none, one was written too lately, or an insert came
-   * while it was written (the request then computes its own). Concurrent requests share one write.
+   * just passed; undefined when the kind takes none or none is written yet (the request then
+   * computes its own). A missing or aging snapshot is written in the background lane, beside the
+   * requests, none of which waits for it: the first request after an insert on M paid ~300 ms for
+   * the write and the count after it, against ~70 for computing its part (benchmarks/README.md).
    */
-  async snapshot(projectId: string, build: B, run: RequestRun, part: Part): Promise<number | undefined> {
+  snapshot(projectId: string, build: B, run: RequestRun, part: Part): number | undefined {
     const verified = this.verified.get(projectId)
     if (!this.kind.snapshots || verified?.version !== build.version) return undefined
     const stamp = verified.stamps.get(part)
-    if (run.runner.dryRun) return stamp?.id
-    if (stamp && Date.now() - stamp.at < SNAPSHOT_MAX_AGE_MS) return stamp.id
-    const parts = this.snapshots.get(projectId) ?? new Map()
+    if (run.runner.dryRun || (stamp && Date.now() - stamp.at < SNAPSHOT_MAX_AGE_MS)) return stamp?.id
+    const parts = this.snapshots.get(projectId) ?? new Map<Part, { at: number; writing?: Promise<void> }>()
     this.snapshots.set(projectId, parts)
     const last = parts.get(part)
-    if (last?.writing) return last.version === build.version ? last.writing : undefined
-    if (last && Date.now() - last.at < SNAPSHOT_INTERVAL_MS) return undefined
-    const writing = this.writeSnapshot(projectId, build, verified.inserts, run, part)
-    parts.set(part, { at: Date.now(), version: build.version, writing })
-    try {
-      return await writing
-    } finally {
-      parts.set(part, { at: Date.now() })
+    if (!last?.writing && !(last && Date.now() - last.at < SNAPSHOT_INTERVAL_MS)) {
+      const writing = this.writeSnapshot(projectId, build, verified.inserts, run, part)
+        .catch((err: unknown) => this.failed(err, projectId, part))
+        .finally(() => parts.set(part, { at: Date.now() }))
+      parts.set(part, { at: Date.now(), writing })
     }
+    // One written for the same inserts is as exact while its rows last (an hour).
+    return stamp && Date.now() - stamp.at < SNAPSHOT_READ_MAX_AGE_MS ? stamp.id : undefined
   }
 
-  private async writeSnapshot(projectId: string, build: B, inserts: number, run: RequestRun, part: Part): Promise<number | undefined> {
+  /** Resolves when the snapshots being written for the project (or for every project) are. */
+  async written(projectId?: string): Promise<void> {
+    const projects = projectId === undefined ? [...this.snapshots.values()] : [this.snapshots.get(projectId) ?? new Map()]
+    await Promise.all(projects.flatMap((parts) => [...parts.values()].map((p) => p.writing)))
+  }
+
+  /** Not under the request's signal or stats: the request may be answered before it ends. */
+  private async writeSnapshot(projectId: string, build: B, inserts: number, run: RequestRun, part: Part): Promise<void> {
+    const detached = { runner: run.runner, timeoutS: run.timeoutS }
     // Random, so that instances sharing a server do not write under each other's stamps.
     const stamp = randomInt(1, 2 ** 48)
     const write = this.kind.snapshots![part](projectId, build, stamp)
-    await run.runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${run.timeoutS}` })
-    const [count] = await run.runner.rows<{ inserts: number }>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), opts(run))
+    await run.runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${run.timeoutS}` }, { background: true })
+    const [count] = await run.runner.rows<{ inserts: number }>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), opts(detached))
     const verified = this.verified.get(projectId)
-    if (count!.inserts !== inserts || verified?.version !== build.version || verified.inserts !== inserts) return undefined
+    if (count!.inserts !== inserts || verified?.version !== build.version || verified.inserts !== inserts) return
     verified.stamps.set(part, { id: stamp, at: Date.now() })
-    return stamp
   }
 
   /** The project's newest build is to be read again (a build finished, or the data changed under it). */

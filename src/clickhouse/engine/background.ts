@@ -19,13 +19,17 @@ export interface BackgroundLane {
 const VALUES = 'quarry_background_values'
 const PLACEHOLDER = /\{(\w+):([^{}]+)\}/g
 
-/** A value's text as ClickHouse parses it for its type; only scalars (builds take nothing else). */
+/** A value's text as ClickHouse parses it for its type: scalars, and arrays of strings (a snapshot's held-out keys). */
 function valueText(name: string, value: unknown): string {
   if (typeof value === 'string') return value
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return `[${value.map(quoted).join(',')}]`
   if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'bigint') return String(value)
   if (typeof value === 'boolean') return value ? 'true' : 'false'
   throw new TypeError(`background statement: parameter ${name} is not a scalar`)
 }
+
+/** A string as a quoted literal in ClickHouse's text formats. */
+const quoted = (v: string) => `'${v.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
 
 /** `sql` with each `{name:Type}` read from the job's values (the names and types are the statement's own). */
 function withJobValues(sql: string, job: number): string {

@@ -110,6 +110,7 @@ export class SealedHistory {
         ...(this.opts.liveSnapshots ? { snapshots: LIVE_SNAPSHOTS } : {}),
       },
       this.opts.insertsTtlMs,
+      (err, project, part) => opts.logger.warn({ project, part, err }, 'sealed history: a snapshot of the events after C was not written'),
     )
     this.builds = new BuildScheduler({ logger: opts.logger, what: 'sealed history', rebuildIntervalMs: this.opts.rebuildIntervalMs, ended: (id) => this.planner.forget(id) })
     opts.metrics?.watch({ sealedUntil: () => this.sealedUntil })
@@ -129,8 +130,7 @@ export class SealedHistory {
     if (!build || this.behind(projectId, build)) schedule()
     if (!build) return undefined
     if (await this.planner.holds(projectId, build, planning)) {
-      // The parts are written apart: on a ClickHouse server, at once.
-      const stamps = await Promise.all(parts.map((part) => this.planner.snapshot(projectId, build, planning, part)))
+      const stamps = parts.map((part) => this.planner.snapshot(projectId, build, planning, part))
       const stamped = { ...build }
       parts.forEach((part, i) => {
         if (stamps[i] !== undefined) stamped[STAMPS[part]] = stamps[i]
@@ -150,6 +150,11 @@ export class SealedHistory {
     return +this.closing() - +build.closedAt >= this.builds.moveAfterMs(projectId)
   }
 
+  /** Resolves when the snapshots of the parts after C being written for the project are. */
+  snapshotsWritten(projectId: string): Promise<void> {
+    return this.planner.written(projectId)
+  }
+
   /** Resolves when the project's build in progress, if any, is done. */
   settled(projectId: string): Promise<void> {
     return this.builds.settled(projectId)
@@ -160,12 +165,15 @@ export class SealedHistory {
     return this.builds.run(projectId, this.buildOf(projectId))
   }
 
-  /** No build starts after this, and the running one ends with its statement; requests still plan with the builds there are. */
-  stop(): Promise<void> {
+  /**
+   * No build starts after this, and the running one ends with its statement, as do the snapshot
+   * writes under way; requests still plan with the builds there are.
+   */
+  async stop(): Promise<void> {
     // A replaced build not yet dropped is dropped by the project's next build.
     for (const timer of this.drops) clearTimeout(timer)
     this.drops.clear()
-    return this.builds.stop()
+    await Promise.all([this.builds.stop(), this.planner.written()])
   }
 
   private schedule(projectId: string): void {
