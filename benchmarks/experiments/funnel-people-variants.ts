@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util'
 import { loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/log.ts'
 import { sealedLiveProfilesWriteStatement } from '../../src/query/product/sealed-product.ts'
-import { sealedFunnel } from '../../src/query/product/sealed-units.ts'
+import { NAME_BIT, sealedFunnel, sealedLiveHeldWriteStatement } from '../../src/query/product/sealed-units.ts'
 import { productRange } from '../../src/query/product/window.ts'
 import { readSealedLatest, sealedLatestStatement, type SealedLatestRow } from '../../src/query/sealed.ts'
 import { openRuntime } from '../../src/runtime.ts'
@@ -34,13 +34,21 @@ const now = (await dataClock(rt.runner, project)).clock.toJSDate()
 const [row] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(project), read)
 const built = readSealedLatest(row)!.build
 const stamp = values.snapshot ? Date.now() : undefined
-if (stamp !== undefined) await rt.runner.command(sealedLiveProfilesWriteStatement(project, built, stamp))
+if (stamp !== undefined) {
+  await rt.runner.command(sealedLiveProfilesWriteStatement(project, built, stamp))
+  const c = process.cpuUsage()
+  const t = performance.now()
+  await rt.runner.command(sealedLiveHeldWriteStatement(project, built, stamp))
+  const used = process.cpuUsage(c)
+  console.log(`held snapshot written: wall ${(performance.now() - t).toFixed(0)} cpu ${((used.user + used.system) / 1000).toFixed(0)} ms`)
+}
 const build = { ...built, ...(stamp === undefined ? {} : { liveStamp: stamp }) }
 const steps = values.steps === '5' ? ['screen_view', 'search', 'add_to_cart', 'checkout', 'revenue'] : ['screen_view', 'add_to_cart', 'checkout']
 const req = { projectId: project, range: productRange({ range: '30d' }, 'UTC', now, '30d'), filters: [], groupBy: 'profile_id' as const, windowHours: 24, steps }
 const params = { ...sealedFunnel(req)!(build).params, ...(stamp === undefined ? {} : { stamp }) }
 const number = (step: string) => steps.indexOf(step) + 1
 const slots = {
+  name_bit: NAME_BIT,
   conditions: steps.map((step) => `arrayMap(x -> x % 16 = ${15 - number(step)}, xs)`).join(', '),
   episode_conditions: steps.map((step) => `arrayMap(k -> k = ${number(step)}, ks)`).join(', '),
 }
