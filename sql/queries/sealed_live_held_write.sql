@@ -16,6 +16,7 @@ WITH
     FROM sealed_device_profiles
     WHERE project_id = {project:String} AND version = {version:UInt64}
       AND device_key IN (SELECT device_key FROM after WHERE profile_key = device_key AND device_key != 0)
+      AND day >= toDate({held_from:DateTime64(3, 'UTC')})
   )
 SELECT {project:String}, {version:UInt64}, {stamp:UInt64}, toUInt8(0), device_key, profile_key, toUInt32(0), false, toDate(created_at), created_at, created_at,
   CAST([], 'Array(UInt64)'), CAST([name], 'Array(LowCardinality(String))')
@@ -27,7 +28,7 @@ FROM candidates
 UNION ALL
 SELECT {project:String}, {version:UInt64}, {stamp:UInt64}, toUInt8(2), profile_key, toUInt128(0), vno, anonymous, toDate(created_at), created_at, ended_at, times, names
 FROM sealed_person_events
-WHERE project_id = {project:String} AND version = {version:UInt64}
+WHERE project_id = {project:String} AND version = {version:UInt64} AND ended_at >= {held_from:DateTime64(3, 'UTC')}
   AND profile_key IN (
     SELECT device_key FROM after WHERE device_key != 0
     UNION ALL SELECT profile_key FROM after WHERE profile_key != 0
