@@ -5,7 +5,7 @@
  * equal the first variant's.
  *   QUARRY_DATA_DIR=… npx tsx benchmarks/experiments/funnel-people-variants.ts --project pl [--runs 7] [--steps 3|5] [--range 30d|7d|today|…] [--snapshot] A.sql B.sql …
  * A variant is a file of SQL with the slots of insights_funnel_people_sealed.sql ({{conditions}} over
- * `xs`, {{episode_conditions}} over `ks`), or `@people` / `@session`: this tree's statement by person
+ * `xs`, {{episode_conditions}} over `ks`, {{name_bit}}, {{held_sources}} as the request would have them), or `@people` / `@session`: this tree's statement by person
  * or per session for the same request. Before/after a change of build: the old statement, its table
  * names pointed at a copy of the old build's table, against `@people` on the new build. With
  * --snapshot, the numbered profiles after C are written first (sealed_live_profiles, as the planner
@@ -22,6 +22,7 @@ import { NAME_BIT, sealedFunnel, sealedLiveHeldWriteStatement } from '../../src/
 import { productRange } from '../../src/query/product/window.ts'
 import type { RangeName } from '../../src/query/time-range.ts'
 import { readSealedLatest, sealedLatestStatement, type SealedLatestRow } from '../../src/query/sealed.ts'
+import { renderSql } from '../../src/query/sql-templates.ts'
 import { openRuntime } from '../../src/runtime.ts'
 import { dataClock } from '../lib/data-clock.ts'
 
@@ -51,6 +52,7 @@ const params = { ...sealedFunnel(req)!(build).params, ...(stamp === undefined ? 
 const number = (step: string) => steps.indexOf(step) + 1
 const slots = {
   name_bit: NAME_BIT,
+  held_sources: renderSql(stamp === undefined ? '_funnel_people_held' : '_funnel_people_held_snapshot'),
   conditions: steps.map((step) => `arrayMap(x -> x % 16 = ${15 - number(step)}, xs)`).join(', '),
   episode_conditions: steps.map((step) => `arrayMap(k -> k = ${number(step)}, ks)`).join(', '),
 }
