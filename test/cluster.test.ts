@@ -118,6 +118,7 @@ const REPLICATED: Record<string, { engine: string; path: string; extra: string[]
   sealed_live_events: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_live_pages: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   sealed_live_profiles: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
+  sealed_live_held: { engine: 'ReplicatedMergeTree', path: EVERYWHERE_PATH, extra: [] },
   groups: { engine: 'ReplicatedReplacingMergeTree', path: EVERYWHERE_PATH, extra: ['version', 'deleted'] },
 }
 const DISTRIBUTED: Record<string, { local: string; key: string }> = {
@@ -144,8 +145,8 @@ describe('cluster DDL', () => {
     const altered = singleNode()
       .flatMap((statement) => clusterStatements(statement, TARGET))
       .flatMap((sql) => /^ALTER TABLE (\w+) ON CLUSTER /.exec(sql)?.[1] ?? [])
-    // 019 adds a column: to the sharded tables' locals and their Distributed tables both; 023 two to sealed_builds; 025 columns to sealed_session_events; 026 a codec and an index of it; 027 one to sealed_sessions; 029 one to sealed_event_rollups and one to sealed_live_profiles; 030 drops 025's; 034 two to sealed_page_days and one to sealed_live_pages; 035 codecs and types of sealed_sessions and sealed_page_views; 037 drops a column of sealed_sessions, and 045 another.
-    expect(altered).toEqual(['events_local', 'events_local', 'events_local', 'sealed_builds', 'events_local', 'events', 'profiles', 'sessions_local', 'sessions', 'sealed_builds', 'sealed_builds', 'sealed_session_events', 'sealed_session_events', 'sealed_sessions', 'sealed_event_rollups', 'sealed_live_profiles', 'sealed_session_events', 'sealed_page_days', 'sealed_page_days', 'sealed_live_pages', 'sealed_sessions', 'sealed_page_views', 'sealed_sessions', 'sealed_sessions'])
+    // 019 adds a column: to the sharded tables' locals and their Distributed tables both; 023 two to sealed_builds; 025 columns to sealed_session_events; 026 a codec and an index of it; 027 one to sealed_sessions; 029 one to sealed_event_rollups and one to sealed_live_profiles; 030 drops 025's; 034 two to sealed_page_days and one to sealed_live_pages; 035 codecs and types of sealed_sessions and sealed_page_views; 037 drops a column of sealed_sessions, and 045 another; 046 one to sealed_builds.
+    expect(altered).toEqual(['events_local', 'events_local', 'events_local', 'sealed_builds', 'events_local', 'events', 'profiles', 'sessions_local', 'sessions', 'sealed_builds', 'sealed_builds', 'sealed_session_events', 'sealed_session_events', 'sealed_sessions', 'sealed_event_rollups', 'sealed_live_profiles', 'sealed_session_events', 'sealed_page_days', 'sealed_page_days', 'sealed_live_pages', 'sealed_sessions', 'sealed_page_views', 'sealed_sessions', 'sealed_sessions', 'sealed_builds'])
   })
 
   it('gives every MergeTree table its replicated engine, Keeper path and replica macro, keeping its own arguments', async () => {

@@ -20,6 +20,10 @@
 -- masks found by the sort key) can be at level 2 or more, so only they get windowFunnel (L, 30
 -- days: 15 % of the episodes).
 --
+-- The held people's inputs (`held_sources`: the events after C, the devices' identified days to
+-- link, the held episodes) come from _funnel_people_held.sql, or from their snapshot
+-- (_funnel_people_held_snapshot.sql) where the planner wrote one and the window allows it.
+--
 -- The events after C, the links and the held people's levels are scalar subqueries: a CTE is
 -- computed again wherever it is named (the links, named three times, cost 160-190 ms of CPU each
 -- on L at load 6-8; the statement 1,550 ms of CPU with CTEs, 1,056 with scalars).
@@ -28,13 +32,7 @@
 -- episode_conditions, the same over an episode's step numbers `ks` (`arrayMap(k -> k = j, ks)`);
 -- j the step name's first index among the steps.
 WITH
-  (
-    SELECT groupArray((toUInt64(toUnixTimestamp64Milli(created_at)), name,
-      if(device_id = '', toUInt128(0), reinterpretAsUInt128(sipHash128(device_id))),
-      if(profile_id = '', toUInt128(0), reinterpretAsUInt128(sipHash128(profile_id)))))
-    FROM events
-    WHERE project_id = {project:String} AND created_at >= {live_from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-  ) AS live_events,
+{{held_sources}}
   live AS (SELECT e.1 AS t, e.2 AS name, e.3 AS device_key, e.4 AS profile_key FROM (SELECT arrayJoin(live_events) AS e)),
   links AS (
     SELECT device_key, argMin(profile_key, t) AS person
@@ -43,15 +41,8 @@ WITH
       WHERE profile_key != device_key AND profile_key != 0 AND device_key != 0
       UNION ALL
       SELECT device_key, profile_key, arrayFirst(t -> t >= {from_ms:UInt64} AND t < {to_ms:UInt64}, times) AS t
-      FROM sealed_device_profiles
-      WHERE project_id = {project:String} AND version = {version:UInt64}
-        AND device_key IN (
-          SELECT profile_key FROM sealed_person_events
-          WHERE project_id = {project:String} AND version = {version:UInt64} AND linked
-            AND created_at < {to:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')}
-          UNION ALL
-          SELECT device_key FROM live WHERE profile_key = device_key AND device_key != 0)
-        AND day >= toDate({from:DateTime64(3, 'UTC')}) AND day <= toDate({to:DateTime64(3, 'UTC')}) AND t > 0
+      FROM candidates
+      WHERE t > 0
     )
     GROUP BY device_key
   ),
@@ -59,14 +50,7 @@ WITH
   linked_to AS (SELECT l.1 AS device_key, l.2 AS person FROM (SELECT arrayJoin(arrayZip(link_map.1, link_map.2)) AS l)),
   held AS (
     SELECT if(e.anonymous AND l.person != 0, l.person, e.profile_key) AS person, e.vno AS vno, e.times AS times, e.names AS names
-    FROM (
-      SELECT profile_key, vno, anonymous, times, names
-      FROM sealed_person_events
-      PREWHERE {grouped:Bool} OR twofold OR profile_key IN (
-        SELECT arrayJoin(arrayConcat(link_map.1, link_map.2, arrayMap(e -> e.3, live_events), arrayMap(e -> e.4, live_events))))
-      WHERE project_id = {project:String} AND version = {version:UInt64}
-        AND created_at < {to:DateTime64(3, 'UTC')} AND ended_at >= {from:DateTime64(3, 'UTC')}
-    ) AS e
+    FROM episodes AS e
     LEFT JOIN linked_to AS l ON l.device_key = e.profile_key
   ),
   (

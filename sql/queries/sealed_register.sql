@@ -1,7 +1,8 @@
 -- A build's row in sealed_builds, once its tables are written and compacted: with the sessions the
--- page tables hold out (kind 5) and their first event, which requests read whole.
+-- page tables hold out (kind 5) and their first event, which requests read whole, and the span of
+-- the episodes funnels by person always read over the window (046).
 INSERT INTO sealed_builds (project_id, version, format, closed_at, held_from, longest_ms, built_at, inserts_since, inserts, sessions, build_ms,
-  page_held, page_held_from)
+  page_held, page_held_from, person_twofold_linked)
 SELECT {project:String}, {version:UInt64}, {format:UInt16}, {closed:DateTime64(3, 'UTC')},
   ifNull((SELECT minOrNull(created_at) FROM sealed_sessions WHERE project_id = {project:String} AND version = {version:UInt64} AND held),
     {closed:DateTime64(3, 'UTC')}),
@@ -16,4 +17,6 @@ SELECT {project:String}, {version:UInt64}, {format:UInt16}, {closed:DateTime64(3
     SELECT minOrNull(created_at) FROM session_timeline
     WHERE project_id = {project:String} AND created_at < {closed:DateTime64(3, 'UTC')} AND session_key IN (
       SELECT key FROM sealed_page_keys WHERE project_id = {project:String} AND version = {version:UInt64} AND kind = 5)
-  ), {closed:DateTime64(3, 'UTC')})
+  ), {closed:DateTime64(3, 'UTC')}),
+  (SELECT if(count() = 0, [], [min(created_at), max(ended_at)]) FROM sealed_person_events
+    WHERE project_id = {project:String} AND version = {version:UInt64} AND (twofold OR linked))

@@ -27,12 +27,16 @@ export interface SealedBuild {
   /** The sessions the page tables hold out (128-bit keys in decimal), read whole by /pages, and their first event (C when none). */
   pageHeld: string[]
   pageHeldFrom: DateTime
+  /** The first start and the last end of the `linked` and `twofold` episodes (funnels by person), none when there are none. */
+  personTwofoldLinked?: Span
   /** The live sessions as written for the events after C as they are now, when they were (sealed_live; or the profiles' part). */
   liveStamp?: number
   /** What /pages adds after C as written for the events after C as they are now, when it was (sealed_live_pages). */
   pagesStamp?: number
   /** The events after C as they are now with their profiles' numbers, when they were written (sealed_live_events). */
   eventsStamp?: number
+  /** What the people held by the events after C need as it is now, when it was written (sealed_live_held). */
+  heldStamp?: number
 }
 
 /** An hour becomes C once it is this old: sessions open across it have mostly ended. */
@@ -210,6 +214,7 @@ export interface SealedLatestRow {
   inserts: number
   page_held: string[]
   page_held_from: string
+  person_twofold_linked: string[]
 }
 
 /**
@@ -254,6 +259,7 @@ export function readSealedLatest(row: SealedLatestRow | undefined): { build: Sea
       inserts: row.inserts,
       pageHeld: row.page_held,
       pageHeldFrom: instant(row.page_held_from),
+      ...(row.person_twofold_linked.length === 2 ? { personTwofoldLinked: { from: instant(row.person_twofold_linked[0]!), to: instant(row.person_twofold_linked[1]!) } } : {}),
     },
   }
 }

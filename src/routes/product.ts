@@ -22,7 +22,7 @@ import { sealedFlow, sealedFunnel } from '../query/product/sealed-units.ts'
 import { flowStatement } from '../query/product/user-flow.ts'
 import { allTime, productRange, windowGiven, type DefaultWindow } from '../query/product/window.ts'
 import { timezoneSpelling, type RangeInput, type TimeRange } from '../query/time-range.ts'
-import type { SealedHistory } from '../services/sealed/index.ts'
+import type { LivePart, SealedHistory } from '../services/sealed/index.ts'
 import { insightsRoute } from './insights-route.ts'
 import { RANGE_HEADERS, SEALED_HEADERS } from './openapi-shared.ts'
 import { rangeHeaders } from './params.ts'
@@ -64,9 +64,10 @@ export function productRoutes(deps: ProductDeps) {
   const rows = <T>(c: Context<AppEnv>, statement: Statement) => c.get('runner').rows<T>(statement, run(c))
   /**
    * The sealed history's statement where the request allows one and a build holds, else the one
-   * over the events. The routes over profiles read the numbered profiles after C from their snapshot.
+   * over the events. The routes over profiles read the numbered profiles after C from their snapshot, funnels by
+   * person their held people's inputs.
    */
-  const statementOf = async (c: Context<AppEnv>, timezone: string, sealed: FromBuild, events: () => Statement, live?: 'profiles'): Promise<Statement> => {
+  const statementOf = async (c: Context<AppEnv>, timezone: string, sealed: FromBuild, events: () => Statement, live?: LivePart): Promise<Statement> => {
     const build = sealed ? await sealedBuildFor(c, deps.sealed, timezone, ...(live ? [live] : [])) : undefined
     return build && sealed ? sealed(build) : events()
   }
@@ -80,7 +81,7 @@ export function productRoutes(deps: ProductDeps) {
     const q = c.req.valid('query')
     const steps = nameList(q.steps)
     const req = { projectId: c.get('project').id, range: windowOf(c, q, '30d'), filters: q.filters ?? [], groupBy: q.groupBy, steps, windowHours: q.windowHours }
-    const statement = await statementOf(c, req.range.timezone, sealedFunnel(req), () => funnelStatement(req))
+    const statement = await statementOf(c, req.range.timezone, sealedFunnel(req), () => funnelStatement(req), req.groupBy === 'profile_id' ? 'held' : undefined)
     return c.json(assembleFunnel(await rows<{ level: number; units: number }>(c, statement), steps), 200)
   })
 

@@ -1,3 +1,4 @@
+import type { Statement } from '../../clickhouse/run.ts'
 import { windowPlaceholders } from '../insights.ts'
 import { DAY_MS, onUtcHour, sealedPeriods, type SealedBuild } from '../sealed.ts'
 import { renderSql } from '../sql-templates.ts'
@@ -19,6 +20,15 @@ export const EPISODE_GAP_HOURS = 24
  * a bit only cost a request episodes it need not have read.
  */
 export const NAME_BIT = 'bitShiftLeft(toUInt64(1), sipHash64(n) % 64)'
+
+/**
+ * How far before C the held people's snapshot (sql/schema/046_sealed_live_held.sql) keeps their
+ * episodes and identified days: a window that starts earlier reads them from the whole window. The
+ * write reads the arrays of every granule holding a held episode, so its cost follows the days it
+ * keeps (L: 836 ms of CPU with all 90 days).
+ */
+const HELD_DAYS = 35
+const heldFrom = (build: SealedBuild) => build.closedAt.minus({ days: HELD_DAYS })
 
 /**
  * Funnels and the user flow from the sessions' event arrays of the sealed history
@@ -61,8 +71,12 @@ export function sealedFunnel(req: FunnelRequest): FromBuild {
       // where the window's start is on an hour and its end is too, or at or after C.
       const { start, end } = req.range
       const days = sealedPeriods(start, end, DAY_MS, build.closedAt)
+      const grouped = req.windowHours > EPISODE_GAP_HOURS
+      const whole = build.personTwofoldLinked
+      const snapshot = build.heldStamp !== undefined && !grouped && +start >= +heldFrom(build) && (!whole || +whole.from >= +end || +whole.to < +start)
       Object.assign(params.values, {
-        grouped: req.windowHours > EPISODE_GAP_HOURS,
+        grouped,
+        ...(snapshot ? { stamp: build.heldStamp } : {}),
         rollups: onUtcHour(start) && (+end >= +build.closedAt || onUtcHour(end)),
         days_from: clickhouseInstant(days.from),
         days_to: clickhouseInstant(days.to),
@@ -73,6 +87,7 @@ export function sealedFunnel(req: FunnelRequest): FromBuild {
           conditions: req.steps.map((step) => `arrayMap(x -> x % 16 = ${15 - number(step)}, xs)`).join(', '),
           episode_conditions: req.steps.map((step) => `arrayMap(k -> k = ${number(step)}, ks)`).join(', '),
           name_bit: NAME_BIT,
+          held_sources: renderSql(snapshot ? '_funnel_people_held_snapshot' : '_funnel_people_held'),
         }),
         params: params.values,
       }
@@ -96,3 +111,10 @@ export function sealedFlow(req: FlowRequest): FromBuild {
     return { name: 'insights_user_flow_sealed', sql: renderSql('insights_user_flow_sealed', flowPlaceholders(req, params, 'name')), params: params.values }
   }
 }
+
+/** Writes what the people held by the events after C need, for one state of them (sql/schema/046_sealed_live_held.sql). */
+export const sealedLiveHeldWriteStatement = (projectId: string, build: SealedBuild, stamp: number): Statement => ({
+  name: 'sealed_live_held_write',
+  sql: renderSql('sealed_live_held_write'),
+  params: { project: projectId, version: build.version, stamp, closed: clickhouseInstant(build.closedAt), held_from: clickhouseInstant(heldFrom(build)) },
+})

@@ -15,6 +15,7 @@ import {
 } from '../../query/sealed.ts'
 import { sealedLivePagesWriteStatement } from '../../query/sealed-pages.ts'
 import { sealedLiveProfilesWriteStatement } from '../../query/product/sealed-product.ts'
+import { sealedLiveHeldWriteStatement } from '../../query/product/sealed-units.ts'
 import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, LATEST_TTL_MS, type RequestRun } from '../build-planner.ts'
 import { BuildScheduler } from '../build-scheduler.ts'
 import { dropBuildsBefore, sealProject } from './builder.ts'
@@ -22,17 +23,19 @@ import { dropBuildsBefore, sealProject } from './builder.ts'
 /**
  * The parts of what requests add after C, each snapshot written when a route first reads it: the
  * live sessions (metrics, breakdowns), the numbered events after C (metrics' revenue, charts), what
- * /pages adds, and the numbered profiles the product routes add.
+ * /pages adds, the numbered profiles the product routes add, and what funnels by person need of the
+ * people the events after C hold.
  */
 const LIVE_SNAPSHOTS = {
   sessions: sealedLiveWriteStatement,
   events: sealedLiveEventsWriteStatement,
   pages: sealedLivePagesWriteStatement,
   profiles: sealedLiveProfilesWriteStatement,
+  held: sealedLiveHeldWriteStatement,
 } as const
 export type LivePart = keyof typeof LIVE_SNAPSHOTS
 /** Where a build for a request holds each part's stamp. */
-const STAMPS = { sessions: 'liveStamp', events: 'eventsStamp', pages: 'pagesStamp', profiles: 'liveStamp' } as const satisfies Record<LivePart, keyof SealedBuild>
+const STAMPS = { sessions: 'liveStamp', events: 'eventsStamp', pages: 'pagesStamp', profiles: 'liveStamp', held: 'heldStamp' } as const satisfies Record<LivePart, keyof SealedBuild>
 
 /**
  * The sealed history as a background service (sql/schema/012_sealed.sql for what it holds).
@@ -119,7 +122,7 @@ export class SealedHistory {
   /**
    * The build that answers a request for the project exactly, or undefined, with the stamps of the
    * snapshots of the parts after C the request reads: the events' as `eventsStamp`, /pages' as
-   * `pagesStamp`, another's as `liveStamp`. Its planning reads run on the request's runner. Schedules a build when the project
+   * `pagesStamp`, funnels by person's as `heldStamp`, another's as `liveStamp`. Its planning reads run on the request's runner. Schedules a build when the project
    * has none, the data changed under it, or it is behind, unless the request only explains itself.
    */
   async forRequest(projectId: string, run: Omit<RequestRun, 'timeoutS'>, ...parts: LivePart[]): Promise<SealedBuild | undefined> {
