@@ -236,9 +236,11 @@ export interface SealedLatestRow {
  * rollups by UTC half hour (040) and the pages' last-view numbers of the last 31 days (038); 17 (16 was
  * never released): the episodes masked by their names and sorted by the mask (042, funnels by person),
  * each UTC day's sessions as arrays (044, /metrics filtered on events) and the sealed sessions without
- * their id (045); 18: /pages' day rows by country (048, /pages filtered on the country).
+ * their id (045); 18: /pages' day rows by country (048, /pages filtered on the country); 19: the span
+ * of the linked and twofold episodes in the build's row (046, funnels by person from the held people's
+ * snapshot) and each day's sessions numbered in key order.
  */
-export const SEALED_FORMAT = 18
+export const SEALED_FORMAT = 19
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',
