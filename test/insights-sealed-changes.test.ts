@@ -11,7 +11,7 @@ import { SealedHistory } from '../src/services/sealed/index.ts'
 import { C, cases, events, extra, get, h, inline, insert, model, seal, U, useSealedSeams } from './fixtures/sealed-seams.ts'
 import { queryString, requestAs, type Query, type Reply } from './fixtures/insights-harness.ts'
 import { testApp } from './helpers/runtime.ts'
-import { ms, type Filter, type Window } from './fixtures/insights-model.ts'
+import { ms, type EventRow, type Filter, type Window } from './fixtures/insights-model.ts'
 
 useSealedSeams()
 
@@ -98,18 +98,20 @@ describe('when the data changes under a build', () => {
     expect(m.body).toEqual(model().metrics(U, W30, 'day'))
   }
 
-  it('a late insert before C: answered from sessions until the next build, then sealed again', async () => {
-    await insert([extra('sx-late', 'sx-p5', '2026-04-13T09:00:00Z', { country: 'FI' })])
+  /** Rows that the build cannot answer: the sessions answer until the next build, which answers again. */
+  const unsealedUntilTheNextBuild = async (rows: EventRow[]) => {
+    await insert(rows)
     await check(false)
     await seal()
     await check(true)
+  }
+
+  it('a late insert before C: answered from sessions until the next build, then sealed again', async () => {
+    await unsealedUntilTheNextBuild([extra('sx-late', 'sx-p5', '2026-04-13T09:00:00Z', { country: 'FI' })])
   })
 
   it('an event after C for a session sealed whole: answered from sessions until the next build', async () => {
-    await insert([extra('sx-r1', 'sx-p3', '2026-04-14T21:45:00Z', { path: '/sx/z' })])
-    await check(false)
-    await seal()
-    await check(true)
+    await unsealedUntilTheNextBuild([extra('sx-r1', 'sx-p3', '2026-04-14T21:45:00Z', { path: '/sx/z' })])
   })
 
   it('a new session after C keeps the build: it is read live', async () => {
@@ -120,20 +122,14 @@ describe('when the data changes under a build', () => {
   it('an event after C for a session sealed whole, earlier than one verified before it: found all the same', async () => {
     // The check after an insert reads the events of the inserts logged since the last verified one,
     // from the earliest of them: here before the live event verified by the test above.
-    await insert([extra('sx-pay', 'sx-p7', '2026-04-14T21:10:00Z', { country: 'SE' })])
-    await check(false)
-    await seal()
-    await check(true)
+    await unsealedUntilTheNextBuild([extra('sx-pay', 'sx-p7', '2026-04-14T21:10:00Z', { country: 'SE' })])
   })
 
   it('an import of older events: answered from sessions, then sealed again', async () => {
     // A session imported again under another id, as an import of an older export would.
     const again = events.filter((e) => e.project_id === U && e.session_id === 'sx-cross' && ms(e) < C)
     expect(again.length).toBeGreaterThan(1)
-    await insert(again.map((e) => ({ ...e, id: eventId(++importedId), session_id: 'sx-cross-imported' })))
-    await check(false)
-    await seal()
-    await check(true)
+    await unsealedUntilTheNextBuild(again.map((e) => ({ ...e, id: eventId(++importedId), session_id: 'sx-cross-imported' })))
   })
 })
 
