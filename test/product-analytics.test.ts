@@ -555,6 +555,38 @@ describe('retention, cohorts, active users and engagement from the profile rollu
     }
   })
 
+  it("the dates before C's local day from the build's series, the later ones computed, equal the model for any window, zone and days", async () => {
+    const explained = async (path: string) => ((await (await request(sealedApp, `${path}&explain=sql`)).json()) as { sql: string[] }).sql.join('\n')
+    for (const p of [PROJECTS.utc, PROJECTS.sto]) {
+      const rows = events.get(p.id)!
+      for (const timezone of ZONES[p.id]!) {
+        const today = DateTime.fromJSDate(NOW, { zone: timezone }).toISODate()!
+        const end = (date: string) => DateTime.fromISO(date, { zone: timezone }).plus({ days: 1 }).toMillis()
+        for (const days of [1, 7, 30]) {
+          // The first request starts the series' write, not waiting for it; once written, every window reads it.
+          await request(sealedApp, `/insights/${p.id}/active_users?timezone=${timezone}&days=${days}`)
+          await Promise.all(histories.map((h) => h.snapshotsWritten(p.id)))
+          const cases = [
+            { query: '', first: firstEventDay(rows, timezone), last: today, to: end(today), series: true },
+            { query: `&startDate=${SPRING.startDate}&endDate=${SPRING.endDate}`, first: SPRING.startDate, last: SPRING.endDate, to: end(SPRING.endDate), series: true },
+            // Before C's day: no date is computed. From C's day on: no series is read.
+            { query: `&startDate=${WINDOW.startDate}&endDate=${WINDOW.endDate}`, first: WINDOW.startDate, last: WINDOW.endDate, to: end(WINDOW.endDate), series: true },
+            { query: `&startDate=${today}&endDate=${today}`, first: today, last: today, to: end(today), series: false },
+            // Ending, in UTC, in the hour after C, among its events (11:20 on).
+            { query: '&startDate=2026-04-01&endDate=2026-04-15T11:30:00', first: '2026-04-01', last: '2026-04-15', to: DateTime.fromISO('2026-04-15T11:30:00', { zone: timezone }).toMillis() + 1, series: true },
+          ]
+          for (const c of cases) {
+            const path = `/insights/${p.id}/active_users?timezone=${timezone}&days=${days}${c.query}`
+            expect((await explained(path)).includes('FROM sealed_active_users'), path).toBe(c.series)
+            const res = await request(sealedApp, path)
+            expectSealed(res, true)
+            expect(((await res.json()) as { series: unknown }).series, path).toEqual(activeUsers(rows, timezone, days, c.first, c.last, c.to))
+          }
+        }
+      }
+    }
+  })
+
   it('a late event before C: the build no longer holds, and the routes answer it from the events', async () => {
     // The last test of the file: the Stockholm project's build is stale after it.
     const p = PROJECTS.sto

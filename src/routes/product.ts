@@ -2,7 +2,7 @@ import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { AppEnv } from '../app-env.ts'
 import type { Statement } from '../clickhouse/run.ts'
-import { activeUsersStatement, assembleActiveUsers, sealedActiveUsers, type ActiveUsersRequest } from '../query/product/active-users.ts'
+import { activeUsersStatement, assembleActiveUsers, sealedActiveUsers, type ActiveUsersRequest, type SeriesStamp } from '../query/product/active-users.ts'
 import { assembleFunnel, funnelStatement } from '../query/product/funnel.ts'
 import {
   assembleCohorts,
@@ -126,7 +126,8 @@ export function productRoutes(deps: ProductDeps) {
     async (c) => {
       const q = c.req.valid('query')
       const req: ActiveUsersRequest = { projectId: c.get('project').id, range: windowOf(c, q, allTime), days: q.days, allTime: !windowGiven(q) }
-      const statement = await statementOf(c, req.range.timezone, sealedActiveUsers(req), () => activeUsersStatement(req), 'profiles')
+      const series: SeriesStamp = (build, { key, write }) => deps.sealed?.ofBuild(req.projectId, build, c.get('runner'), key, write)
+      const statement = await statementOf(c, req.range.timezone, sealedActiveUsers(req, series), () => activeUsersStatement(req), 'profiles')
       return c.json(assembleActiveUsers(await rows<{ date: string; users: number }>(c, statement), q.days), 200)
     },
   )

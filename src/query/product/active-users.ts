@@ -1,7 +1,10 @@
+import type { DateTime } from 'luxon'
 import type { Statement } from '../../clickhouse/run.ts'
+import type { SealedBuild } from '../sealed.ts'
 import { renderSql } from '../sql-templates.ts'
 import { clickhouseInstant, type TimeRange } from '../time-range.ts'
 import { DAYS, profileDays, type FromBuild } from './sealed-product.ts'
+import { allTime } from './window.ts'
 
 export const MAX_ACTIVE_DAYS = 90
 
@@ -45,18 +48,78 @@ export function activeUsersStatement(req: ActiveUsersRequest): Statement {
   return { name: 'insights_active_users', sql: renderSql('insights_active_users', { fill }), params: values }
 }
 
-/** Active users from the sealed history, where its hours fall in whole local days of the request. */
-export function sealedActiveUsers(req: ActiveUsersRequest): FromBuild {
+/**
+ * A build's series of active users for one zone and `days` (sql/schema/050_sealed_active_users.sql):
+ * its key among the build's snapshots, and the statement that writes it under a stamp.
+ */
+export interface SealedSeries {
+  key: string
+  write: (stamp: number) => Statement
+}
+/** The stamp of the build's series as written, or undefined (then the request computes every date). */
+export type SeriesStamp = (build: SealedBuild, series: SealedSeries) => number | undefined
+
+/**
+ * Active users from the sealed history, where its hours fall in whole local days of the request:
+ * the dates before C's local day from the build's series where `seriesStamp` has one written, the
+ * others computed here.
+ */
+export function sealedActiveUsers(req: ActiveUsersRequest, seriesStamp?: SeriesStamp): FromBuild {
+  const whole = fromBuildDays(req)
+  if (!whole) return undefined
+  return (build) => {
+    const cut = build.closedAt.setZone(req.range.timezone).startOf('day')
+    const stamp = dayBounds(req).firstDay < cut ? seriesStamp?.(build, seriesOf(req, build, cut)) : undefined
+    return stamp === undefined ? whole(build) : fromSeries(req, build, stamp, cut)
+  }
+}
+
+/** Every date of the request from the build's day bitmaps, in date order (`fill`: as the route fills gaps, or not at all). */
+function fromBuildDays(req: ActiveUsersRequest, filled = true): FromBuild {
   const { values, fill, earliest } = placeholders(req)
   const days = profileDays(req.projectId, req.range.timezone, earliest, req.range.end, DAYS, false)
-  if (!days) return undefined
-  return (build) => {
+  return days && ((build) => {
     const { params, fragments } = days(build)
     return {
       name: 'insights_active_users_sealed',
-      sql: renderSql('insights_active_users_sealed', { ...fragments, fill }),
+      sql: renderSql('insights_active_users_sealed', { ...fragments, fill: filled ? fill : '' }),
       params: { ...values, ...params, earliest_day: earliest.toISODate(), lag: req.days - 1 },
     }
+  })
+}
+
+/**
+ * The series of every date before `cut` in the request's zone, from the sealed days alone: all time
+ * up to `cut`, which lies at or before C, so that nothing after C enters it.
+ */
+function seriesOf(req: ActiveUsersRequest, build: SealedBuild, cut: DateTime): SealedSeries {
+  const sealedOnly = { ...req, range: { ...allTime(new Date(0), req.range.timezone), end: cut }, allTime: true }
+  return {
+    key: `active_users ${req.range.timezone} ${req.days}`,
+    write: (stamp) => {
+      const series = fromBuildDays(sealedOnly, false)!({ ...build, liveStamp: undefined })
+      return { name: 'sealed_active_users_write', sql: renderSql('sealed_active_users_write', { series: series.sql }), params: { ...series.params, stamp } }
+    },
+  }
+}
+
+/**
+ * The dates before `cut` from the series under `stamp`, and the later ones (one or two: C is at most
+ * a few hours old) each as the union of its window's days.
+ */
+function fromSeries(req: ActiveUsersRequest, build: SealedBuild, stamp: number, cut: DateTime): Statement {
+  const { values, fill } = placeholders(req)
+  const { firstDay, endDay } = dayBounds(req)
+  const tailFrom = cut < firstDay ? firstDay : cut > endDay ? endDay : cut
+  // The window of the last date when no date is computed: the earliest read must not pass the end.
+  const lastDay = endDay.minus({ days: 1 })
+  const earliest = (tailFrom < lastDay ? tailFrom : lastDay).minus({ days: req.days - 1 })
+  const days = profileDays(req.projectId, req.range.timezone, earliest, req.range.end, DAYS, false)!
+  const { params, fragments } = days(build)
+  return {
+    name: 'insights_active_users_series',
+    sql: renderSql('insights_active_users_series', { ...fragments, fill }),
+    params: { ...values, ...params, series: stamp, tail_from: tailFrom.toISODate() },
   }
 }
 

@@ -59,7 +59,7 @@ const COMPACTED_TABLES = [
   'sealed_session_days',
 ] as const
 /** Every table with rows of a build: those, the snapshots requests write, and the build's row. */
-const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_events', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_builds'] as const
+const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_events', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_active_users', 'sealed_builds'] as const
 /** The versions each sealed table holds before {keep}, for sealed_versions.sql. */
 const STORED_VERSIONS = SEALED_TABLES.map((table) => `SELECT version FROM ${table} WHERE project_id = {project:String} AND version < {keep:UInt64}`).join(
   '\n  UNION ALL\n  ',

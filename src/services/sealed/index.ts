@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon'
 import type { Logger } from 'pino'
-import type { QueryRunner } from '../../clickhouse/run.ts'
+import type { QueryRunner, Statement } from '../../clickhouse/run.ts'
 import type { Config } from '../../config.ts'
 import type { Metrics } from '../../telemetry/metrics.ts'
 import {
@@ -17,6 +17,7 @@ import { sealedLivePagesWriteStatement } from '../../query/sealed-pages.ts'
 import { sealedLiveProfilesWriteStatement } from '../../query/product/sealed-product.ts'
 import { sealedLiveHeldWriteStatement } from '../../query/product/sealed-units.ts'
 import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, LATEST_TTL_MS, type RequestRun } from '../build-planner.ts'
+import { BuildSnapshots } from '../build-snapshots.ts'
 import { BuildScheduler } from '../build-scheduler.ts'
 import { dropBuildsBefore, sealProject } from './builder.ts'
 
@@ -91,6 +92,7 @@ export class SealedHistory {
   private readonly planner: BuildPlanner<SealedBuild, SealedLatestRow, LivePart>
   private readonly opts: Required<Omit<SealedHistoryOptions, 'metrics'>> & Pick<SealedHistoryOptions, 'metrics'>
   private readonly builds: BuildScheduler
+  private readonly ofBuilds: BuildSnapshots
   /** Per project, the C of the newest build seen: read by a request or just built. */
   private readonly sealedUntil = new Map<string, Date>()
   /** The drops of replaced builds waiting out their grace. */
@@ -114,6 +116,9 @@ export class SealedHistory {
       },
       this.opts.insertsTtlMs,
       (err, project, part) => opts.logger.warn({ project, part, err }, 'sealed history: a snapshot of the events after C was not written'),
+    )
+    this.ofBuilds = new BuildSnapshots(this.opts.queryTimeoutS, (err, project, key) =>
+      opts.logger.warn({ project, key, err }, 'sealed history: a snapshot of a build was not written'),
     )
     this.builds = new BuildScheduler({ logger: opts.logger, what: 'sealed history', rebuildIntervalMs: this.opts.rebuildIntervalMs, ended: (id) => this.planner.forget(id) })
     opts.metrics?.watch({ sealedUntil: () => this.sealedUntil })
@@ -153,9 +158,17 @@ export class SealedHistory {
     return +this.closing() - +build.closedAt >= this.builds.moveAfterMs(projectId)
   }
 
-  /** Resolves when the snapshots of the parts after C being written for the project are. */
-  snapshotsWritten(projectId: string): Promise<void> {
-    return this.planner.written(projectId)
+  /**
+   * The stamp of a snapshot of what the build alone gives (active users' series), written once per
+   * build and key when a request first asks (src/services/build-snapshots.ts); undefined until then.
+   */
+  ofBuild(projectId: string, build: SealedBuild, runner: QueryRunner, key: string, write: (stamp: number) => Statement): number | undefined {
+    return this.ofBuilds.stamp(projectId, build.version, key, runner, write)
+  }
+
+  /** Resolves when the snapshots being written for the project are. */
+  async snapshotsWritten(projectId: string): Promise<void> {
+    await Promise.all([this.planner.written(projectId), this.ofBuilds.written(projectId)])
   }
 
   /** Resolves when the project's build in progress, if any, is done. */
@@ -176,7 +189,7 @@ export class SealedHistory {
     // A replaced build not yet dropped is dropped by the project's next build.
     for (const timer of this.drops) clearTimeout(timer)
     this.drops.clear()
-    await Promise.all([this.builds.stop(), this.planner.written()])
+    await Promise.all([this.builds.stop(), this.planner.written(), this.ofBuilds.written()])
   }
 
   private schedule(projectId: string): void {
