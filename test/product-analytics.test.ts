@@ -438,6 +438,33 @@ describe('funnel and user flow from the sealed history', () => {
     expect(funnelUsers(edge, win(p.timezone, RECENT), STEPS, 720, 'profile_id')).toEqual([1, 1, 1, 0])
   })
 
+  it('a project without linked episodes: a window starting more than 35 days before C links its held devices as the events do', async () => {
+    // The held people's snapshot keeps identified days from C - 35 days on; ear was identified before
+    // that, only, and is anonymous after C, beside its person on another device.
+    const q = { id: 'pa-held', timezone: 'UTC' }
+    await createProject(rt.runner, { id: q.id, name: q.id, timezone: q.timezone, organizationId: 'org-pa' })
+    const mine = (at: number, name: string, session: string, who: string, profile = who) => ({ ...row(at, name, session, who, profile), project_id: q.id })
+    const held = [
+      mine(utc('2026-01-06T09:00:00'), 'screen_view', 'ear-s1', 'ear', 'u-ear'),
+      mine(utc('2026-04-14T09:00:00'), 'screen_view', 'other-s1', 'other', 'u-other'),
+      mine(utc('2026-04-15T11:30:00'), 'session_start', 'ear-s2', 'ear'),
+      mine(utc('2026-04-15T11:35:00'), 'signup', 'ear-s3', 'ear2', 'u-ear'),
+    ]
+    await rt.engine.client.insert({ table: 'events', values: held, format: 'JSONEachRow' })
+    const history = sealedHistory()
+    await history.build(q.id)
+    const app = testApp(rt, { now: () => NOW, sealed: history })
+    const path = `/insights/${q.id}/funnel?startDate=2026-01-05&endDate=2026-04-15&timezone=UTC&steps=session_start&steps=signup&groupBy=profile_id`
+    // The first request has the snapshot written; the second could read it.
+    await request(app, path)
+    await history.snapshotsWritten(q.id)
+    const res = await request(app, path)
+    expectSealed(res, true)
+    const expected = funnelUsers(held, win('UTC', { startDate: '2026-01-05', endDate: '2026-04-15' }), ['session_start', 'signup'], 24, 'profile_id')
+    expect(expected).toEqual([1, 1])
+    expect(((await res.json()) as { steps: { users: number }[] }).steps.map((s) => s.users)).toEqual(expected)
+  })
+
   it('user flows per session equal the paths and the events in every mode', async () => {
     for (const w of [PAST, RECENT]) {
       for (const timezone of ZONES) {
