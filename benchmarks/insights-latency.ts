@@ -7,8 +7,9 @@
  * clock) unless QUARRY_SEALED=0. /export/charts is timed too, for one series of screen views
  * counted as events and as users.
  *   QUARRY_DATA_DIR=… npx tsx benchmarks/insights-latency.ts [--project demo] [--runs 20] [--range 30d] [--reuse] [--out name]
+ *     [--only REGEX] (the cells whose name matches) [--log FILE] (every statement's line, with its request's id, as JSON lines)
  */
-import { writeFileSync } from 'node:fs'
+import { createWriteStream, writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { parseArgs } from 'node:util'
 import { DateTime } from 'luxon'
@@ -29,13 +30,15 @@ const { values } = parseArgs({
     range: { type: 'string', default: '30d' },
     reuse: { type: 'boolean', default: false },
     out: { type: 'string' },
+    only: { type: 'string' },
+    log: { type: 'string' },
   },
 })
 const runs = Number(values.runs)
 const loaded = loadConfig()
 // The runtime's own sealed history would seal on the wall clock; this one seals on the data's.
 const config = { ...loaded, LOG_LEVEL: 'warn' as const, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_SEALED: false }
-const rt = await openRuntime(config, createLogger('warn'))
+const rt = await openRuntime(config, values.log ? createLogger('debug', createWriteStream(values.log)) : createLogger('warn'))
 const client = await createClientRow(rt.runner, { type: 'read', projectId: values.project!, organizationId: 'default', name: 'bench' })
 const project = await findProject(rt.runner, values.project!)
 if (!project) throw new Error(`no project ${values.project}`)
@@ -56,9 +59,10 @@ const cells: [string, string][] = [
   ['export/charts events', chart('event')],
   ['export/charts users', chart('user')],
 ]
+const only = values.only === undefined ? undefined : new RegExp(values.only)
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
 const results: { endpoint: string; median_ms: number; p90_ms: number; p99_ms: number; db_median_ms: number; sealed: boolean; samples_ms: number[]; db_samples_ms: number[] }[] = []
-for (const [endpoint, path] of cells) {
+for (const [endpoint, path] of cells.filter(([name]) => !only || only.test(name))) {
   const url = `${origin}${path}`
   // In request order, so that one slow request can be told apart from a slow stretch (p99 of 50 is about the worst).
   const samples: number[] = []

@@ -1,7 +1,7 @@
 -- The live sessions of a sealed breakdown's window: those with events from C on, held ones whole.
   UNION ALL
   SELECT {{prefix_column}}, {{column}}, count(), countIf(is_bounce), sum(duration),
-    sum(screen_view_count), sum(revenue), groupBitmapStateIf(vno, vno != 0), groupArrayIf(profile_key, vno = 0)
+    sum(screen_view_count), sum(revenue), {{live_visitors}}, groupArrayIf(profile_key, vno = 0)
   FROM live
   WHERE created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
     {{live_filters}}

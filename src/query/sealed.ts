@@ -4,6 +4,7 @@ import { DIMENSIONS, type Dimension } from './dimensions.ts'
 import { UTM_FIELDS, utmPropertyKey } from './event-columns.ts'
 import { UNINDEXED_SETS } from './filters.ts'
 import { windowPlaceholders, type PageRequest } from './insights.ts'
+import { breakdownVisitors } from './sealed-breakdown-visitors.ts'
 import { filteredRows, sealedSessionFilters } from './sealed-filters.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant, type TimeRange } from './time-range.ts'
@@ -37,6 +38,8 @@ export interface SealedBuild {
   eventsStamp?: number
   /** What the people held by the events after C need as it is now, when it was written (sealed_live_held). */
   heldStamp?: number
+  /** The live visitors' last sealed day per value as written for the events after C as they are now (sealed_live_seen). */
+  seenStamp?: number
 }
 
 /** An hour becomes C once it is this old: sessions open across it have mostly ended. */
@@ -170,6 +173,8 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
     session_filters: filters.sealed,
     live_filters: filters.live,
   }
+  const visitors = breakdownVisitors(dimension, req, build, rollup)
+  Object.assign(params.values, visitors.params)
   const sealedSessions = +rollup.from > +req.range.start || +rollup.to < +earlier(req.range.end, build.closedAt)
   const liveSessions = req.range.end > build.heldFrom
   return {
@@ -179,10 +184,11 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
       live: liveSource(build),
       prefix: dimension.prefix ? "nullIf(prefix_value, '')" : 'NULL',
       ...parts,
+      ...visitors.fragments,
       rollups: rollups ?? 'sealed_rollups',
       rollup_filters: rollups ? filters.sealed : '',
       sessions: sealedSessions ? renderSql('_sealed_breakdown_sessions', parts) : '',
-      live_part: liveSessions ? renderSql('_sealed_breakdown_live', parts) : '',
+      live_part: liveSessions ? renderSql('_sealed_breakdown_live', { ...parts, live_visitors: visitors.fragments.live_visitors }) : '',
     }),
     params: params.values,
     ...(req.filters.length > 0 ? { settings: UNINDEXED_SETS } : {}),
@@ -238,9 +244,10 @@ export interface SealedLatestRow {
  * each UTC day's sessions as arrays (044, /metrics filtered on events) and the sealed sessions without
  * their id (045); 18: /pages' day rows by country (048, /pages filtered on the country); 19: the span
  * of the linked and twofold episodes in the build's row (046, funnels by person from the held people's
- * snapshot) and each day's sessions numbered in key order.
+ * snapshot) and each day's sessions numbered in key order; 20: each dimension's visitors counted on
+ * the day of their last sealed session (047, breakdowns over whole days to C).
  */
-export const SEALED_FORMAT = 19
+export const SEALED_FORMAT = 20
 
 export const sealedLatestStatement = (projectId: string): Statement => ({
   name: 'sealed_latest',

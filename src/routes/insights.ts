@@ -156,7 +156,8 @@ export function insightsRoutes(deps: InsightsDeps) {
       BreakdownRow,
       SEALED_HEADERS,
       async (req, c) => {
-        const build = await sealedBuild(c, req.range.timezone, 'sessions')
+        // Unfiltered, its visitors may be counted by their last day, less the live ones seen (sealed_live_seen).
+        const build = await sealedBuild(c, req.range.timezone, 'sessions', ...(req.filters.length === 0 ? (['seen'] as const) : []))
         return build ? sealedBreakdownStatement(dimension, req, build) : breakdownStatement(dimension, req)
       },
       (row) => shapeBreakdown(dimension, row),

@@ -41,6 +41,7 @@ const WRITTEN_JOINS = 'query_plan_join_swap_table = false'
 const COMPACTED_TABLES = [
   'sealed_sessions',
   'sealed_rollups',
+  'sealed_rollup_last',
   'sealed_event_rollups',
   'sealed_event_halves',
   'sealed_session_events',
@@ -59,7 +60,7 @@ const COMPACTED_TABLES = [
   'sealed_session_days',
 ] as const
 /** Every table with rows of a build: those, the snapshots requests write, and the build's row. */
-const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_events', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_active_users', 'sealed_builds'] as const
+const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_events', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_live_seen', 'sealed_active_users', 'sealed_builds'] as const
 /** The versions each sealed table holds before {keep}, for sealed_versions.sql. */
 const STORED_VERSIONS = SEALED_TABLES.map((table) => `SELECT version FROM ${table} WHERE project_id = {project:String} AND version < {keep:UInt64}`).join(
   '\n  UNION ALL\n  ',
@@ -137,6 +138,8 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
     await step('sealed_build_rollups', groupingFragments(DIMENSIONS))
     // Blocks before the totals' days: the dimensions' days are the only rows of 24 hours then.
     await step('sealed_build_merged', {}, { from_hours: 24, to_hours: 192 })
+    await step('sealed_build_rollup_last')
+    await step('sealed_build_rollup_last_blocks')
     await step('sealed_build_totals')
     await step('sealed_build_merged', {}, { from_hours: 1, to_hours: 24 })
     await step('sealed_build_event_halves')

@@ -13,6 +13,7 @@ import {
   type SealedBuild,
   type SealedLatestRow,
 } from '../../query/sealed.ts'
+import { sealedLiveSeenWriteStatement } from '../../query/sealed-breakdown-visitors.ts'
 import { sealedLivePagesWriteStatement } from '../../query/sealed-pages.ts'
 import { sealedLiveProfilesWriteStatement } from '../../query/product/sealed-product.ts'
 import { sealedLiveHeldWriteStatement } from '../../query/product/sealed-units.ts'
@@ -24,8 +25,8 @@ import { dropBuildsBefore, sealProject } from './builder.ts'
 /**
  * The parts of what requests add after C, each snapshot written when a route first reads it: the
  * live sessions (metrics, breakdowns), the numbered events after C (metrics' revenue, charts), what
- * /pages adds, the numbered profiles the product routes add, and what funnels by person need of the
- * people the events after C hold.
+ * /pages adds, the numbered profiles the product routes add, what funnels by person need of the
+ * people the events after C hold, and the live visitors' last sealed day per value (breakdowns).
  */
 const LIVE_SNAPSHOTS = {
   sessions: sealedLiveWriteStatement,
@@ -33,10 +34,11 @@ const LIVE_SNAPSHOTS = {
   pages: sealedLivePagesWriteStatement,
   profiles: sealedLiveProfilesWriteStatement,
   held: sealedLiveHeldWriteStatement,
+  seen: sealedLiveSeenWriteStatement,
 } as const
 export type LivePart = keyof typeof LIVE_SNAPSHOTS
 /** Where a build for a request holds each part's stamp. */
-const STAMPS = { sessions: 'liveStamp', events: 'eventsStamp', pages: 'pagesStamp', profiles: 'liveStamp', held: 'heldStamp' } as const satisfies Record<LivePart, keyof SealedBuild>
+const STAMPS = { sessions: 'liveStamp', events: 'eventsStamp', pages: 'pagesStamp', profiles: 'liveStamp', held: 'heldStamp', seen: 'seenStamp' } as const satisfies Record<LivePart, keyof SealedBuild>
 
 /**
  * The sealed history as a background service (sql/schema/012_sealed.sql for what it holds).
