@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { eventId } from './fixtures/insights-data.ts'
 import { createClientRow } from '../src/auth/clients.ts'
+import type { QueryRunner } from '../src/clickhouse/run.ts'
 import { SealedHistory } from '../src/services/sealed/index.ts'
 import { C, cases, events, extra, get, h, inline, insert, model, seal, U, useSealedSeams } from './fixtures/sealed-seams.ts'
 import { queryString, requestAs, type Query, type Reply } from './fixtures/insights-harness.ts'
@@ -161,6 +162,44 @@ describe('the insert count', () => {
     } finally {
       Date.now = realNow
     }
+  })
+})
+
+describe('a burst after an insert', () => {
+  it('shares the planning reads: one newest build, one insert count, one crossing check for 12 concurrent requests, all exact', async () => {
+    const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0 })
+    const counts = new Map<string, number>()
+    const runner: QueryRunner = {
+      ...h.rt.runner,
+      rows: (stmt, opts) => {
+        counts.set(stmt.name, (counts.get(stmt.name) ?? 0) + 1)
+        return h.rt.runner.rows(stmt, opts)
+      },
+    }
+    const app = testApp(h.rt, { now: () => h.clock.now, sealed, runner })
+    const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-burst' })
+    const c = cases(41, 12).find((x) => x.project === U && x.filters.length === 0)!
+    const ask = () => requestAs(app, `http://quarry.test/insights/${U}/country?${queryString({ ...(c.query as object), limit: 1000 })}`, root)
+    expect((await ask()).status).toBe(200)
+    await sealed.snapshotsWritten(U)
+    // Past the least time between two snapshots of a part, so that the burst writes one.
+    await new Promise((r) => setTimeout(r, 2_100))
+    // A new session after C: the build holds, and the events after it are checked again.
+    await insert([extra('bx-new', 'bx-p1', '2026-04-14T22:25:00Z', { country: 'FI' })])
+    counts.clear()
+    const burst = await Promise.all(Array.from({ length: 12 }, ask))
+    await sealed.snapshotsWritten(U)
+    const expected = model().breakdown(U, 'country', c.w, c.filters)
+    for (const res of burst) {
+      expect(res.status).toBe(200)
+      expect(res.headers.get('x-quarry-sealed-until')).not.toBeNull()
+      expect(res.body, c.label).toEqual(expected)
+    }
+    expect(counts.get('sealed_latest') ?? 0).toBeLessThanOrEqual(1)
+    expect(counts.get('sealed_crossing')).toBe(1)
+    // One for the plan, one after the snapshot's write.
+    expect(counts.get('event_inserts_since')).toBe(2)
+    expect(counts.get('insights_breakdown_sealed:country')).toBe(12)
   })
 })
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import type { AppEnv } from '../app-env.ts'
 import type { QueryRunner } from '../clickhouse/run.ts'
 import type { Config } from '../config.ts'
-import { ApiError } from '../http/errors.ts'
+import { ApiError, toApiError } from '../http/errors.ts'
 import { connectionAddress, FailureWindows, rateLimit, RateBuckets, type AddressResolver } from '../http/rate-limit.ts'
 import { isClientId, readCredentials } from './credentials.ts'
 import { cachedProjectLookup, projectAccess, type ProjectSource } from './project-access.ts'
@@ -60,16 +60,33 @@ export function createAuth(deps: AuthDeps) {
     }
   }
 
+  /**
+   * The client's row could not be read (an error, a timeout, a cancellation, or an answer cut
+   * short): nothing is known about the credentials, so this is neither a refusal nor a failed
+   * authentication toward the address's lockout, and nothing is cached; the caller retries.
+   */
+  const verificationUnavailable = (err: unknown, requestId: string | undefined) => {
+    logger.warn({ requestId, err: (err as Error)?.message }, 'authentication could not be checked')
+    const mapped = toApiError(err)
+    if (mapped.status === 503) return mapped
+    return new ApiError(503, 'engine_unavailable', 'the credentials could not be checked now; retry shortly', undefined, { 'Retry-After': '1' })
+  }
+
   /** Verifies the credentials and leaves the client in `c.get('client')`; write clients stop here. */
   const authenticate = createMiddleware<AppEnv>(async (c, next) => {
     const address = addressOf(c)
     refuseIfBlocked(address)
     const credentials = readCredentials((name) => c.req.header(name))
     const result: Verification = credentials
-      ? await verifier.verify(credentials, () => {
-          refuseIfBlocked(address)
-          return failures.hold(address)
-        })
+      ? await verifier
+          .verify(credentials, () => {
+            refuseIfBlocked(address)
+            return failures.hold(address)
+          })
+          .catch((err: unknown) => {
+            if (err instanceof ApiError) throw err
+            throw verificationUnavailable(err, c.get('requestId'))
+          })
       : { ok: false, reason: 'missing' }
     if (!result.ok) {
       failures.fail(address)

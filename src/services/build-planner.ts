@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto'
 import { DateTime } from 'luxon'
-import type { QueryRunner, QueryStats, Statement } from '../clickhouse/run.ts'
+import type { QueryRunner, QueryStats, RunOptions, Statement } from '../clickhouse/run.ts'
+import { SingleFlight } from '../single-flight.ts'
 import { clickhouseInstant } from '../query/time-range.ts'
 import { eventInsertsStatement, type InsertCount, type VersionedBuild } from '../query/event-inserts.ts'
 
@@ -49,6 +50,13 @@ const SNAPSHOT_READ_MAX_AGE_MS = 30 * 60_000
  */
 export const DEFAULT_INSERTS_TTL_MS = 1_000
 
+/** A part's last snapshot write: when it began (or ended), and while it runs, the write and the insert count it is for. */
+interface Written {
+  at: number
+  writing?: Promise<void>
+  inserts?: number
+}
+
 interface Latest<B> {
   read: number
   build: B | undefined
@@ -70,7 +78,9 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
    */
   private readonly verified = new Map<string, { version: number; inserts: number; lastLogged: string; stamps: Map<Part, { id: number; at: number }> }>()
   /** Per project and part, the last snapshot write: when it ended, or the one in progress. */
-  private readonly snapshots = new Map<string, Map<Part, { at: number; writing?: Promise<void> }>>()
+  private readonly snapshots = new Map<string, Map<Part, Written>>()
+  /** The planning reads under way, which concurrent requests share (never under a dry run). */
+  private readonly shared = new SharedReads()
   /** Per project, the last insert count read for a build, and when, after which verified insert. */
   private readonly counts = new Map<string, { at: number; version: number; after?: string; count: InsertCount }>()
 
@@ -85,14 +95,17 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
   async newest(projectId: string, run: RequestRun): Promise<B | undefined> {
     const cached = this.latest.get(projectId)
     let entry = cached && Date.now() - cached.read < LATEST_TTL_MS ? cached : undefined
-    if (!entry) {
-      const [row] = await run.runner.rows<Row>(this.kind.latest(projectId), opts(run))
-      if (run.runner.dryRun) entry = cached
-      else {
+    if (!entry && run.runner.dryRun) {
+      await run.runner.rows<Row>(this.kind.latest(projectId), opts(run))
+      entry = cached
+    } else if (!entry) {
+      entry = await this.shared.run(`latest:${projectId}`, run, async (own) => {
+        const [row] = await run.runner.rows<Row>(this.kind.latest(projectId), own)
         const found = this.kind.read(row)
-        entry = { read: Date.now(), build: found?.build, builtAt: found?.builtAt }
-        this.latest.set(projectId, entry)
-      }
+        const read = { read: Date.now(), build: found?.build, builtAt: found?.builtAt }
+        this.latest.set(projectId, read)
+        return read
+      })
     }
     // Compared with the engine's clock at build time; both are wall clocks of the same era.
     return entry?.builtAt && entry.builtAt > DateTime.utc().minus({ days: MAX_AGE_DAYS }) ? entry.build : undefined
@@ -114,7 +127,8 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
     // are still just those (none that was logged before became visible since), only the events of
     // the ones logged after are read. Otherwise every event from C on is read again.
     const from = verified?.inserts === count.verified_inserts ? count.unverified_from : clickhouseInstant(build.closedAt)
-    const [row] = await run.runner.rows<{ crossing: number }>(this.kind.crossing(projectId, build, from), opts(run))
+    const crossing = (own: RunOptions) => run.runner.rows<{ crossing: number }>(this.kind.crossing(projectId, build, from), own)
+    const [row] = await this.shared.run(`crossing:${projectId}:${build.version}:${count.inserts}:${from}`, run, crossing)
     if (row!.crossing > 0) return false
     this.verified.set(projectId, { version: build.version, inserts: count.inserts, lastLogged: count.last_logged, stamps: new Map() })
     // The count just read, as a read after the newest insert it counts would have answered it: the
@@ -131,34 +145,54 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
   private async insertCount(projectId: string, build: B, run: RequestRun, after?: string): Promise<InsertCount> {
     const known = this.counts.get(projectId)
     if (!run.runner.dryRun && known?.version === build.version && known.after === after && Date.now() - known.at < this.insertsTtlMs) return known.count
-    const [count] = await run.runner.rows<InsertCount>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince, after), opts(run))
-    if (!run.runner.dryRun) this.counts.set(projectId, { at: Date.now(), version: build.version, after, count: count! })
-    return count ?? { inserts: 0, closed_inserts: 0, last_logged: '', verified_inserts: 0, unverified_from: '' }
+    const statement = eventInsertsStatement(projectId, build.closedAt, build.insertsSince, after)
+    if (run.runner.dryRun) {
+      const [count] = await run.runner.rows<InsertCount>(statement, opts(run))
+      return count ?? { inserts: 0, closed_inserts: 0, last_logged: '', verified_inserts: 0, unverified_from: '' }
+    }
+    return this.shared.run(`inserts:${projectId}:${build.version}:${after}`, run, async (own) => {
+      const [count] = await run.runner.rows<InsertCount>(statement, own)
+      this.counts.set(projectId, { at: Date.now(), version: build.version, after, count: count! })
+      return count!
+    })
   }
 
   /**
    * The stamp of a snapshot of one part of what comes after C as it is now, for a build `holds`
    * just passed; undefined when the kind takes none or none is written yet (the request then
    * computes its own). A missing or aging snapshot is written in the background lane, beside the
-   * requests, none of which waits for it: the first request after an insert on M paid ~300 ms for
-   * the write and the count after it, against ~70 for computing its part (benchmarks/README.md).
+   * requests. The request that starts the write does not wait for it: the first request after an
+   * insert on M paid ~300 ms for the write and the count after it, against ~70 for computing its
+   * part (benchmarks/README.md). One that arrives while it runs, for the same inserts, waits for it
+   * up to `waitMs` after the write began, then computes its part if it is not written by then.
    */
-  snapshot(projectId: string, build: B, run: RequestRun, part: Part): number | undefined {
+  async snapshot(projectId: string, build: B, run: RequestRun, part: Part, waitMs = 0): Promise<number | undefined> {
     const verified = this.verified.get(projectId)
     if (!this.kind.snapshots || verified?.version !== build.version) return undefined
     const stamp = verified.stamps.get(part)
     if (run.runner.dryRun || (stamp && Date.now() - stamp.at < SNAPSHOT_MAX_AGE_MS)) return stamp?.id
-    const parts = this.snapshots.get(projectId) ?? new Map<Part, { at: number; writing?: Promise<void> }>()
+    const parts = this.snapshots.get(projectId) ?? new Map<Part, Written>()
     this.snapshots.set(projectId, parts)
     const last = parts.get(part)
+    const readable = () => {
+      const now = verified.stamps.get(part)
+      return now && Date.now() - now.at < SNAPSHOT_READ_MAX_AGE_MS ? now.id : undefined
+    }
     if (!last?.writing && !(last && Date.now() - last.at < SNAPSHOT_INTERVAL_MS)) {
       const writing = this.writeSnapshot(projectId, build, verified.inserts, run, part)
         .catch((err: unknown) => this.failed(err, projectId, part))
         .finally(() => parts.set(part, { at: Date.now() }))
-      parts.set(part, { at: Date.now(), writing })
+      parts.set(part, { at: Date.now(), writing, inserts: verified.inserts })
+    } else if (last?.writing && last.inserts === verified.inserts && !stamp && waitMs > 0) {
+      const left = last.at + waitMs - Date.now()
+      if (left > 0) {
+        let timer: NodeJS.Timeout | undefined
+        await Promise.race([last.writing, new Promise<void>((r) => (timer = setTimeout(r, left)))])
+        clearTimeout(timer)
+      }
     }
     // One written for the same inserts is as exact while its rows last (an hour).
-    return stamp && Date.now() - stamp.at < SNAPSHOT_READ_MAX_AGE_MS ? stamp.id : undefined
+    return readable()
   }
 
   /** Resolves when the snapshots being written for the project (or for every project) are. */
@@ -174,7 +208,8 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
     const stamp = randomInt(1, 2 ** 48)
     const write = this.kind.snapshots![part](projectId, build, stamp)
     await run.runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${run.timeoutS}` }, { background: true })
-    const [count] = await run.runner.rows<{ inserts: number }>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), opts(detached))
+    // Urgent: under a burst the requests waiting for this write would otherwise keep it out of the gate.
+    const [count] = await run.runner.rows<{ inserts: number }>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), { ...opts(detached), urgent: true })
     const verified = this.verified.get(projectId)
     if (count!.inserts !== inserts || verified?.version !== build.version || verified.inserts !== inserts) return
     verified.stamps.set(part, { id: stamp, at: Date.now() })
@@ -183,6 +218,20 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
   /** The project's newest build is to be read again (a build finished, or the data changed under it). */
   forget(projectId: string): void {
     this.latest.delete(projectId)
+  }
+}
+
+/**
+ * One read for every request that needs the same fact at once: after an insert, a burst of 20 read
+ * the newest build 20 times, the insert count 19 and the crossing 5, one after another on chDB's
+ * one line. The read runs detached from the request that starts it (its own deadline, no signal),
+ * so that request's cancellation does not fail the others; its time counts in that request's stats.
+ */
+class SharedReads {
+  private readonly flights = new SingleFlight<unknown>()
+
+  run<T>(key: string, run: RequestRun, read: (own: RunOptions) => Promise<T>): Promise<T> {
+    return this.flights.run(key, () => read({ timeoutS: run.timeoutS, stats: run.stats })) as Promise<T>
   }
 }
 

@@ -66,6 +66,12 @@ export interface SealedHistoryOptions {
   rebuildIntervalMs?: number
   /** Write what requests add after C (live sessions, /pages' part, numbered profiles) once per state of the events after C (default); or each request computes it. */
   liveSnapshots?: boolean
+  /**
+   * How long after a snapshot write began a request that finds it running (for the same inserts)
+   * waits for it before computing its part itself (0: none waits). The request that starts a write
+   * never waits for it.
+   */
+  snapshotWaitMs?: number
   /** How long an insert count read for a build answers the next requests (0: each request reads it). */
   insertsTtlMs?: number
   /**
@@ -105,6 +111,7 @@ export class SealedHistory {
       buildTimeoutS: DEFAULT_BUILD_TIMEOUT_S,
       rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS,
       liveSnapshots: true,
+      snapshotWaitMs: 0,
       insertsTtlMs: DEFAULT_INSERTS_TTL_MS,
       replacedGraceMs: LATEST_TTL_MS + opts.queryTimeoutS * 1000 + 5_000,
       ...opts,
@@ -140,7 +147,7 @@ export class SealedHistory {
     if (!build || this.behind(projectId, build)) schedule()
     if (!build) return undefined
     if (await this.planner.holds(projectId, build, planning)) {
-      const stamps = parts.map((part) => this.planner.snapshot(projectId, build, planning, part))
+      const stamps = await Promise.all(parts.map((part) => this.planner.snapshot(projectId, build, planning, part, this.opts.snapshotWaitMs)))
       const stamped = { ...build }
       parts.forEach((part, i) => {
         if (stamps[i] !== undefined) stamped[STAMPS[part]] = stamps[i]
