@@ -197,8 +197,8 @@ describe('a burst after an insert', () => {
     }
     expect(counts.get('sealed_latest') ?? 0).toBeLessThanOrEqual(1)
     expect(counts.get('sealed_crossing')).toBe(1)
-    // One for the plan, one after the snapshot's write.
-    expect(counts.get('event_inserts_since')).toBe(2)
+    // One for the plan, one after each snapshot's write: the live sessions and the visitors seen (047).
+    expect(counts.get('event_inserts_since')).toBe(3)
     expect(counts.get('insights_breakdown_sealed:country')).toBe(12)
   })
 })
