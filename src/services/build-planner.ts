@@ -50,6 +50,10 @@ const SNAPSHOT_READ_MAX_AGE_MS = 30 * 60_000
  */
 export const DEFAULT_INSERTS_TTL_MS = 1_000
 
+/** A snapshot's write: in the background lane, beside the requests, bounded by `timeoutS` (a JavaScript abort does not stop chDB). */
+export const writeInLane = (runner: QueryRunner, write: Statement, timeoutS: number): Promise<void> =>
+  runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${timeoutS}` }, { background: true })
+
 /** A part's last snapshot write: when it began (or ended), and while it runs, the write and the insert count it is for. */
 interface Written {
   at: number
@@ -207,7 +211,7 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
     // Random, so that instances sharing a server do not write under each other's stamps.
     const stamp = randomInt(1, 2 ** 48)
     const write = this.kind.snapshots![part](projectId, build, stamp)
-    await run.runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${run.timeoutS}` }, { background: true })
+    await writeInLane(run.runner, write, run.timeoutS)
     // Urgent: under a burst the requests waiting for this write would otherwise keep it out of the gate.
     const [count] = await run.runner.rows<{ inserts: number }>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), { ...opts(detached), urgent: true })
     const verified = this.verified.get(projectId)

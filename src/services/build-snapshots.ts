@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto'
 import type { QueryRunner, Statement } from '../clickhouse/run.ts'
+import { writeInLane } from './build-planner.ts'
 
 /** Keys one build's snapshots may hold per project: each is a write in the background lane, so a client naming zone after zone does not queue writes without end. */
 const MAX_KEYS = 32
@@ -47,15 +48,13 @@ export class BuildSnapshots {
     if (runner.dryRun || known?.writing || failedLately || (!known && keys.size >= MAX_KEYS)) return aging
     const stamp = randomInt(1, 2 ** 48)
     const statement = write(stamp)
-    const writing = runner
-      .command({ ...statement, sql: `${statement.sql}\nSETTINGS max_execution_time = ${this.timeoutS}` }, { background: true })
-      .then(
-        () => void keys.set(key, { stamp, at: Date.now() }),
-        (err: unknown) => {
-          keys.set(key, { at: Date.now() })
-          this.failed(err, projectId, key)
-        },
-      )
+    const writing = writeInLane(runner, statement, this.timeoutS).then(
+      () => void keys.set(key, { stamp, at: Date.now() }),
+      (err: unknown) => {
+        keys.set(key, { at: Date.now() })
+        this.failed(err, projectId, key)
+      },
+    )
     keys.set(key, { ...known, at: known?.at ?? Date.now(), writing })
     return aging
   }
