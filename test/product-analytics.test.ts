@@ -612,6 +612,12 @@ describe('retention, cohorts, active users and engagement from the profile rollu
         }
       }
     }
+    // Caracas was at -04:30 until 2016: a window of whole hours now, but no series over all time.
+    const rows = events.get(PROJECTS.utc.id)!
+    const res = await request(sealedApp, `/insights/${PROJECTS.utc.id}/active_users?timezone=America/Caracas&days=7&startDate=${SPRING.startDate}&endDate=${SPRING.endDate}`)
+    expectSealed(res, true)
+    const w = win('America/Caracas', SPRING)
+    expect(((await res.json()) as { series: unknown }).series).toEqual(activeUsers(rows, 'America/Caracas', 7, SPRING.startDate, SPRING.endDate, w.to))
   })
 
   it('a late event before C: the build no longer holds, and the routes answer it from the events', async () => {

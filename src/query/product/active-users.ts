@@ -69,7 +69,8 @@ export function sealedActiveUsers(req: ActiveUsersRequest, seriesStamp?: SeriesS
   if (!whole) return undefined
   return (build) => {
     const cut = build.closedAt.setZone(req.range.timezone).startOf('day')
-    const stamp = dayBounds(req).firstDay < cut ? seriesStamp?.(build, seriesOf(req, build, cut)) : undefined
+    const series = dayBounds(req).firstDay < cut ? seriesOf(req, build, cut) : undefined
+    const stamp = series && seriesStamp?.(build, series)
     return stamp === undefined ? whole(build) : fromSeries(req, build, stamp, cut)
   }
 }
@@ -90,17 +91,22 @@ function fromBuildDays(req: ActiveUsersRequest, filled = true): FromBuild {
 
 /**
  * The series of every date before `cut` in the request's zone, from the sealed days alone: all time
- * up to `cut`, which lies at or before C, so that nothing after C enters it.
+ * up to `cut`, which lies at or before C, so that nothing after C enters it. None where the zone's
+ * midnights were not always UTC hours (Caracas until 2016): its days before the window have no
+ * rollups to come from.
  */
-function seriesOf(req: ActiveUsersRequest, build: SealedBuild, cut: DateTime): SealedSeries {
+function seriesOf(req: ActiveUsersRequest, build: SealedBuild, cut: DateTime): SealedSeries | undefined {
   const sealedOnly = { ...req, range: { ...allTime(new Date(0), req.range.timezone), end: cut }, allTime: true }
-  return {
-    key: `active_users ${req.range.timezone} ${req.days}`,
-    write: (stamp) => {
-      const series = fromBuildDays(sealedOnly, false)!({ ...build, liveStamp: undefined })
-      return { name: 'sealed_active_users_write', sql: renderSql('sealed_active_users_write', { series: series.sql }), params: { ...series.params, stamp } }
-    },
-  }
+  const all = fromBuildDays(sealedOnly, false)
+  return (
+    all && {
+      key: `active_users ${req.range.timezone} ${req.days}`,
+      write: (stamp) => {
+        const series = all({ ...build, liveStamp: undefined })
+        return { name: 'sealed_active_users_write', sql: renderSql('sealed_active_users_write', { series: series.sql }), params: { ...series.params, stamp } }
+      },
+    }
+  )
 }
 
 /**
