@@ -449,6 +449,15 @@ if (!args['skip-throughput']) {
   const small = sizes.slice(Math.floor(sizes.length / 2)).map((s) => s.id)
   let seed = 7
   const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+  // Sealed first, as under `quarry serve` once each has been asked once: the phase times requests,
+  // not the builds their first requests would schedule (at the twelfth stop it timed those: 175
+  // answers in 10 s). A build still valid on disk is kept.
+  const sealingStarted = performance.now()
+  for (const id of sealed ? small : []) {
+    await sealed!.forRequest(id, { runner: rt.runner })
+    await sealed!.settled(id)
+  }
+  if (sealed) log(`${small.length} M/S projects sealed (or their builds still valid) in ${round((performance.now() - sealingStarted) / 1000, 1)} s`)
   const uncachedUrls = Array.from({ length: 5000 }, () => `${PLAIN}${pathFor(AGGREGATE[Math.floor(rand() * AGGREGATE.length)]!, small[Math.floor(rand() * small.length)]!, '30d')}`)
   throughput.push(
     await loadPhase(
