@@ -23,7 +23,7 @@ const FIRST_REQUEST_GRACE_MS = 2000
 /** How long the listening socket stays open after the signal, for connections already queued. */
 const BACKLOG_GRACE_MS = 50
 
-/** The answer to a request that arrives, on a kept-alive connection, once shutdown has begun. */
+/** The answer to a request that arrives once shutdown has begun: on a kept-alive connection, or on one accepted since. */
 function shuttingDown(): Response {
   const requestId = randomUUID()
   const err = new ApiError(503, 'overloaded', 'Quarry is shutting down; retry shortly')
@@ -56,11 +56,15 @@ export function listen(app: QuarryApp, host: string, port: number): Promise<Runn
     const waiting = new Set<Socket>()
     /** Connections that have already been answered once: a request on one of them is a new request. */
     const reused = new WeakSet<object>()
-    // Once draining, a request on a kept-alive connection is a new one and is refused; the first
-    // request of a connection accepted before the signal was sent before it, and is served.
+    /** Connections accepted once shutdown had begun: taken from the backlog to be answered, not reset. */
+    const late = new WeakSet<object>()
+    // Once draining, a request on a kept-alive connection is a new one and is refused; so is one on a
+    // connection accepted since, which a loaded machine may have queued after the signal as well as
+    // before it (a 503 either way tells the client to retry). The first request of a connection
+    // accepted before the signal was sent before it, and is served.
     const fetch: typeof app.fetch = (request, env, ...rest) => {
       const socket = (env as { incoming?: { socket?: object } } | undefined)?.incoming?.socket
-      return draining && socket && reused.has(socket) ? shuttingDown() : app.fetch(request, env, ...rest)
+      return draining && socket && (reused.has(socket) || late.has(socket)) ? shuttingDown() : app.fetch(request, env, ...rest)
     }
     // Node refuses request heads over 16 KB with a bare 431; a larger ceiling lets Quarry answer
     // long query strings itself, with a 414 in its error envelope.
@@ -87,11 +91,15 @@ export function listen(app: QuarryApp, host: string, port: number): Promise<Runn
             // net's close, not http's: it stops accepting without resetting the connections that
             // have not been read yet (see FIRST_REQUEST_GRACE_MS); it calls back once all are closed.
             // Not at once: connections the kernel has queued but the busy event loop has not
-            // accepted yet would be reset with the listening socket; a poll phase takes them in.
+            // accepted yet would be reset with the listening socket. A poll phase takes them in, and
+            // one runs between a timer and an immediate: a timer alone, overdue after the loop was
+            // busy, fired before it (in-flight requests reset under load).
             setTimeout(() => {
-              NetServer.prototype.close.call(http, () => {
-                clearTimeout(timer)
-                done()
+              setImmediate(() => {
+                NetServer.prototype.close.call(http, () => {
+                  clearTimeout(timer)
+                  done()
+                })
               })
             }, BACKLOG_GRACE_MS).unref()
             // Kept-alive connections already answered are closed now; new ones once their first
@@ -107,6 +115,7 @@ export function listen(app: QuarryApp, host: string, port: number): Promise<Runn
     server.once('error', reject)
     const http = server as import('node:http').Server
     http.on('connection', (socket: Socket) => {
+      if (draining) late.add(socket)
       waiting.add(socket)
       socket.once('close', () => waiting.delete(socket))
     })
