@@ -91,17 +91,20 @@ export function listen(app: QuarryApp, host: string, port: number): Promise<Runn
             // net's close, not http's: it stops accepting without resetting the connections that
             // have not been read yet (see FIRST_REQUEST_GRACE_MS); it calls back once all are closed.
             // Not at once: connections the kernel has queued but the busy event loop has not
-            // accepted yet would be reset with the listening socket. A poll phase takes them in, and
-            // one runs between a timer and an immediate: a timer alone, overdue after the loop was
-            // busy, fired before it (in-flight requests reset under load).
-            setTimeout(() => {
+            // accepted yet would be reset with the listening socket. Each poll phase takes in one
+            // of them (as measured on Node 20), and one runs between a timer and an immediate, so
+            // the listener closes after the first turn of the loop that accepted none. A timer
+            // alone, overdue once the loop had been busy, closed it before any (requests sent
+            // before the signal reset under load); the grace's timer bounds a steady stream.
+            const closeOnceDrained = (seen: number) =>
               setImmediate(() => {
+                if (accepted !== seen) return void closeOnceDrained(accepted)
                 NetServer.prototype.close.call(http, () => {
                   clearTimeout(timer)
                   done()
                 })
               })
-            }, BACKLOG_GRACE_MS).unref()
+            setTimeout(() => closeOnceDrained(accepted), BACKLOG_GRACE_MS).unref()
             // Kept-alive connections already answered are closed now; new ones once their first
             // request is answered, or when they have sent none within the grace.
             for (const socket of waiting) if (reused.has(socket)) socket.destroy()
@@ -114,7 +117,10 @@ export function listen(app: QuarryApp, host: string, port: number): Promise<Runn
     })
     server.once('error', reject)
     const http = server as import('node:http').Server
+    /** Connections accepted so far: shutdown closes the listener once a turn of the loop adds none. */
+    let accepted = 0
     http.on('connection', (socket: Socket) => {
+      accepted++
       if (draining) late.add(socket)
       waiting.add(socket)
       socket.once('close', () => waiting.delete(socket))
