@@ -197,8 +197,9 @@ describe('a burst after an insert', () => {
     }
     expect(counts.get('sealed_latest') ?? 0).toBeLessThanOrEqual(1)
     expect(counts.get('sealed_crossing')).toBe(1)
-    // One for the plan, one after each snapshot's write: the live sessions and the visitors seen (047).
-    expect(counts.get('event_inserts_since')).toBe(3)
+    // One for the plan, one after the live sessions' write. The visitors seen (047) are not written
+    // for a project with fewer recent sessions than countedMinSessions: this one has a handful.
+    expect(counts.get('event_inserts_since')).toBe(2)
     expect(counts.get('insights_breakdown_sealed:country')).toBe(12)
   })
 })

@@ -1,7 +1,7 @@
 -- The project's sealed history: its newest build of the format this code reads (the held-out
 -- session keys as text, which JSON keeps whole).
 SELECT version, closed_at, held_from, longest_ms, built_at, inserts_since, inserts,
-  arrayMap(key -> toString(key), page_held) AS page_held, page_held_from, person_twofold_linked
+  arrayMap(key -> toString(key), page_held) AS page_held, page_held_from, person_twofold_linked, sessions_recent
 FROM sealed_builds
 WHERE project_id = {project:String} AND format = {format:UInt16}
 ORDER BY version DESC

@@ -30,6 +30,8 @@ export interface SealedBuild {
   pageHeldFrom: DateTime
   /** The first start and the last end of the `linked` and `twofold` episodes (funnels by person), none when there are none. */
   personTwofoldLinked?: Span
+  /** The sessions sealed that started in the SEEN_DAYS before C. */
+  recentSessions: number
   /** The live sessions as written for the events after C as they are now, when they were (sealed_live; or the profiles' part). */
   liveStamp?: number
   /** What /pages adds after C as written for the events after C as they are now, when it was (sealed_live_pages). */
@@ -221,6 +223,7 @@ export interface SealedLatestRow {
   page_held: string[]
   page_held_from: string
   person_twofold_linked: string[]
+  sessions_recent: number
 }
 
 /**
@@ -268,6 +271,7 @@ export function readSealedLatest(row: SealedLatestRow | undefined): { build: Sea
       inserts: row.inserts,
       pageHeld: row.page_held,
       pageHeldFrom: instant(row.page_held_from),
+      recentSessions: row.sessions_recent,
       ...(row.person_twofold_linked.length === 2 ? { personTwofoldLinked: { from: instant(row.person_twofold_linked[0]!), to: instant(row.person_twofold_linked[1]!) } } : {}),
     },
   }

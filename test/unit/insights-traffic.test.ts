@@ -37,6 +37,7 @@ const BUILD = {
   inserts: 0,
   pageHeld: ['12345'],
   pageHeldFrom: DateTime.fromISO('2026-03-20T09:00:00Z'),
+  recentSessions: 0,
 }
 const RANKINGS: Statement[] = [pagesStatement(REQ), sealedPagesStatement(REQ, BUILD)]
 const NASTY = "x') OR 1=1; DROP TABLE events; --"

@@ -171,7 +171,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
   await command({
     name: 'sealed_register',
     sql: renderSql('sealed_register'),
-    params: { ...params, format: SEALED_FORMAT, built: clickhouseInstant(built), since: clickhouseInstant(since), inserts: before, build_ms: ms },
+    params: { ...params, format: SEALED_FORMAT, built: clickhouseInstant(built), since: clickhouseInstant(since), inserts: before, build_ms: ms, recent_days: SEEN_DAYS },
   })
   if (clock!.previous > 0) await dropBuildsBefore(runner, projectId, clock!.previous, o.timeoutS)
   logger.info({ project: projectId, closedAt: o.closedAt.toISO(), ms }, 'sealed history built')

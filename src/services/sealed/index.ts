@@ -72,6 +72,12 @@ export interface SealedHistoryOptions {
    * never waits for it.
    */
   snapshotWaitMs?: number
+  /**
+   * The sessions a build must have sealed in the SEEN_DAYS before C for breakdowns to count their
+   * visitors by the last day (and write the `seen` snapshot they need); a smaller project's unions of
+   * bitmaps are cheaper (sql/schema/052_sealed_builds_recent.sql). Either way the count is exact.
+   */
+  countedMinSessions?: number
   /** How long an insert count read for a build answers the next requests (0: each request reads it). */
   insertsTtlMs?: number
   /**
@@ -86,6 +92,7 @@ export interface SealedHistoryOptions {
 
 const DEFAULT_BUILD_TIMEOUT_S = 900
 const DEFAULT_REBUILD_INTERVAL_MS = 5 * 60_000
+const DEFAULT_COUNTED_MIN_SESSIONS = 400_000
 
 /** The sealed history `quarry serve` runs with, or none when QUARRY_SEALED=0. */
 export function configuredSealedHistory(
@@ -112,6 +119,7 @@ export class SealedHistory {
       rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS,
       liveSnapshots: true,
       snapshotWaitMs: 0,
+      countedMinSessions: DEFAULT_COUNTED_MIN_SESSIONS,
       insertsTtlMs: DEFAULT_INSERTS_TTL_MS,
       replacedGraceMs: LATEST_TTL_MS + opts.queryTimeoutS * 1000 + 5_000,
       ...opts,
@@ -147,6 +155,7 @@ export class SealedHistory {
     if (!build || this.behind(projectId, build)) schedule()
     if (!build) return undefined
     if (await this.planner.holds(projectId, build, planning)) {
+      if (build.recentSessions < this.opts.countedMinSessions) parts = parts.filter((part) => part !== 'seen')
       const stamps = await Promise.all(parts.map((part) => this.planner.snapshot(projectId, build, planning, part, this.opts.snapshotWaitMs)))
       const stamped = { ...build }
       parts.forEach((part, i) => {
