@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { DateTime } from 'luxon'
 import pino from 'pino'
-import { openBackgroundLane } from '../../src/clickhouse/engine/background.ts'
+import { Session } from 'chdb'
 import { loadConfig } from '../../src/config.ts'
 import { newestClosing, SEALED_FORMAT } from '../../src/query/sealed.ts'
 import { renderSql } from '../../src/query/sql-templates.ts'
@@ -84,7 +84,36 @@ const rank = (id: string) => (PRIORITY.includes(short(id)) ? PRIORITY.indexOf(sh
 const pending = [...steps].sort((a, b) => rank(a.id) - rank(b.id))
 const done = new Set<string>()
 const running = new Set<string>()
-const lanes = Array.from({ length: laneCount }, () => openBackgroundLane(dir, config.CLICKHOUSE_DATABASE))
+// The engine's lane (src/clickhouse/engine/background.ts) as it runs a statement, but with a values
+// table per lane: two of its lanes would share one table and number their jobs alike.
+function openLane(n: number) {
+  const values = `quarry_bench_lane_values_${n}`
+  const session = (async () => {
+    const s = new Session(dir!)
+    await s.queryAsync(`USE ${config.CLICKHOUSE_DATABASE}`)
+    await s.queryAsync('SET os_thread_priority = 19')
+    await s.queryAsync(`CREATE TABLE IF NOT EXISTS ${values} (job UInt64, name String, value String) ENGINE = Memory`)
+    return s
+  })()
+  let jobs = 0
+  return {
+    async command(sql: string, params: Record<string, unknown>) {
+      const s = await session
+      const job = ++jobs
+      const rows = Object.entries(params).map(([name, value]) => JSON.stringify({ job, name, value: String(value) }))
+      await s.insert({ table: values, values: Buffer.from(`${rows.join('\n')}\n`), format: 'JSONEachRow' })
+      try {
+        await s.queryAsync(sql.replace(/\{(\w+):([^{}]+)\}/g, (_, name: string, type: string) => `CAST((SELECT value FROM ${values} WHERE job = ${job} AND name = '${name}'), '${type.replaceAll("'", "\\'")}')`))
+      } finally {
+        await s.queryAsync(`ALTER TABLE ${values} DELETE WHERE job = ${job} SETTINGS mutations_sync = 2`)
+      }
+    },
+    async close() {
+      ;(await session).close()
+    },
+  }
+}
+const lanes = Array.from({ length: laneCount }, (_, n) => openLane(n))
 const log: { lane: number; step: string; from: number; to: number }[] = []
 let peak = 0
 
