@@ -59,7 +59,8 @@ if (mode === 'copy') {
   const render = (file: string) => renderSqlText(readFileSync(file, 'utf8'), attributeFragments).replace(`INSERT INTO ${table}`, 'INSERT INTO scratch_copy')
   const files = [oldFile, newFile]
   const sqls = files.map(render)
-  const params = { project, version: 7, closed: build.closed }
+  // The build's own version: the page steps read its earlier tables (the scratch copy is apart).
+  const params = { project, version: build.version, closed: build.closed }
   const costs = files.map(() => [] as { wall: number; cpu: number }[])
   for (let r = 0; r < Number(runs); r++) {
     files.forEach((file, k) => {

@@ -88,6 +88,41 @@ const PAGE_STEPS = ['held', 'keys', 'views', 'days', 'entries', 'blocks', 'count
 
 const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 
+/** A build's statements, in the order sealProject runs them, each with what its log line adds (a step's own values). */
+export function buildSteps(params: { project: string; version: number; closed: string }, timeoutS: number): { stmt: Statement; detail: Record<string, unknown> }[] {
+  const step = (name: string, fragments: Record<string, string> = {}, extra: Record<string, unknown> = {}) => ({
+    stmt: { name, sql: `${renderSql(name, { ...attributeFragments, ...fragments })}\nSETTINGS max_execution_time = ${timeoutS}, ${ONE_PART}, ${WRITTEN_JOINS}`, params: { ...params, ...extra } },
+    detail: extra,
+  })
+  return [
+    step('sealed_build_visitors'),
+    step('sealed_build_event_visitors'),
+    step('sealed_build_sessions'),
+    step('sealed_build_event_postings', postingsFragments),
+    step('sealed_build_session_days'),
+    step('sealed_build_revenue_events'),
+    step('sealed_build_page_revenue'),
+    step('sealed_build_dimension_revenue', groupingFragments(DIMENSIONS.filter((d) => d.filterable))),
+    step('sealed_build_rollups', groupingFragments(DIMENSIONS)),
+    // Blocks before the totals' days: the dimensions' days are the only rows of 24 hours then.
+    step('sealed_build_merged', {}, { from_hours: 24, to_hours: 192 }),
+    step('sealed_build_rollup_last'),
+    step('sealed_build_rollup_last_blocks'),
+    step('sealed_build_totals'),
+    step('sealed_build_merged', {}, { from_hours: 1, to_hours: 24 }),
+    step('sealed_build_event_halves'),
+    step('sealed_build_events'),
+    step('sealed_build_event_days'),
+    step('sealed_build_profiles'),
+    step('sealed_build_profile_days'),
+    step('sealed_build_session_events'),
+    step('sealed_build_device_profiles'),
+    step('sealed_build_person_events', { name_bit: NAME_BIT }, { gap_ms: EPISODE_GAP_HOURS * 3_600_000 }),
+    ...PAGE_STEPS.map((name) => step(name)),
+    step('sealed_build_page_ends', {}, { seen_days: SEEN_DAYS }),
+  ]
+}
+
 /**
  * Seals one project's history before C: numbers its new visitors (each session's, then every
  * event's profile), writes its sessions (those that go on after C as `held` parts), the sessions of
@@ -122,36 +157,10 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
     await runner.command(stmt, { background: true })
     logger.debug({ project: projectId, step: stmt.name, ...detail, ms: Math.round(performance.now() - t) }, 'sealed build step')
   }
-  const step = (name: string, fragments: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
-    command({ name, sql: `${renderSql(name, { ...attributeFragments, ...fragments })}\nSETTINGS max_execution_time = ${o.timeoutS}, ${ONE_PART}, ${WRITTEN_JOINS}`, params: { ...params, ...extra } }, extra)
   const drop = (v: number) => dropBuild(runner, projectId, v)
   const before = await countInserts()
   try {
-    await step('sealed_build_visitors')
-    await step('sealed_build_event_visitors')
-    await step('sealed_build_sessions')
-    await step('sealed_build_event_postings', postingsFragments)
-    await step('sealed_build_session_days')
-    await step('sealed_build_revenue_events')
-    await step('sealed_build_page_revenue')
-    await step('sealed_build_dimension_revenue', groupingFragments(DIMENSIONS.filter((d) => d.filterable)))
-    await step('sealed_build_rollups', groupingFragments(DIMENSIONS))
-    // Blocks before the totals' days: the dimensions' days are the only rows of 24 hours then.
-    await step('sealed_build_merged', {}, { from_hours: 24, to_hours: 192 })
-    await step('sealed_build_rollup_last')
-    await step('sealed_build_rollup_last_blocks')
-    await step('sealed_build_totals')
-    await step('sealed_build_merged', {}, { from_hours: 1, to_hours: 24 })
-    await step('sealed_build_event_halves')
-    await step('sealed_build_events')
-    await step('sealed_build_event_days')
-    await step('sealed_build_profiles')
-    await step('sealed_build_profile_days')
-    await step('sealed_build_session_events')
-    await step('sealed_build_device_profiles')
-    await step('sealed_build_person_events', { name_bit: NAME_BIT }, { gap_ms: EPISODE_GAP_HOURS * 3_600_000 })
-    for (const name of PAGE_STEPS) await step(name)
-    await step('sealed_build_page_ends', {}, { seen_days: SEEN_DAYS })
+    for (const { stmt, detail } of buildSteps(params, o.timeoutS)) await command(stmt, detail)
   } catch (err) {
     await drop(version).catch(() => {})
     throw err
