@@ -40,8 +40,11 @@ export interface RunOptions {
   urgent?: boolean
 }
 
+/** A build step (long, at the builds' low priority) or a snapshot write (short, at the requests'). */
+export type BackgroundKind = 'build' | 'snapshot'
+
 export interface CommandOptions {
-  background?: boolean
+  background?: BackgroundKind
 }
 
 export interface QueryRunner {
@@ -257,7 +260,8 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
       try {
         // Sent as written: a trailing SETTINGS clause would be table settings on DDL and a
         // syntax error after INSERT … VALUES.
-        if (opts.background && engine.background) await engine.background.command(stmt.sql, stmt.params)
+        const lane = opts.background && engine.background?.[opts.background]
+        if (lane) await lane.command(stmt.sql, stmt.params)
         else await engine.client.command({ query: stmt.sql, query_params: stmt.params })
         watch.done(performance.now() - started)
         logger.debug({ query: stmt.name, ms: Math.round(performance.now() - started) }, 'command')

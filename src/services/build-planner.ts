@@ -52,7 +52,7 @@ export const DEFAULT_INSERTS_TTL_MS = 1_000
 
 /** A snapshot's write: in the background lane, beside the requests, bounded by `timeoutS` (a JavaScript abort does not stop chDB). */
 export const writeInLane = (runner: QueryRunner, write: Statement, timeoutS: number): Promise<void> =>
-  runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${timeoutS}` }, { background: true })
+  runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${timeoutS}` }, { background: 'snapshot' })
 
 /** A part's last snapshot write: when it began (or ended), and while it runs, the write and the insert count it is for. */
 interface Written {
