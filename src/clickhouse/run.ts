@@ -15,11 +15,17 @@ export interface QueryStats {
    * admission's pace counts it among the requests ahead (a cache hit never asks).
    */
   asked: number
+  /**
+   * Shared work the request waited for (a planning read another request ran, a snapshot write under
+   * way): its queries then go ahead as committed (gate.ts), not judged as a new request's first. A
+   * burst released at once by such a wait was refused 503 by the queue's pace (benchmarks/README.md).
+   */
+  waited: number
   /** What they read, where the engine reports it (Engine.reportsReads). */
   read?: { rows: number; bytes: number }
 }
 
-export const emptyStats = (): QueryStats => ({ dbMs: 0, queries: 0, asked: 0 })
+export const emptyStats = (): QueryStats => ({ dbMs: 0, queries: 0, asked: 0, waited: 0 })
 
 /** A statement without SETTINGS or FORMAT, and the values for its `{name:Type}` placeholders. */
 export interface Statement {
@@ -200,7 +206,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
         } finally {
           linked.done()
         }
-      }, { urgent: opts.urgent, committed: (opts.stats?.queries ?? 0) > 0 }).catch(refusedByGate(watch))
+      }, { urgent: opts.urgent, committed: (opts.stats?.queries ?? 0) > 0 || (opts.stats?.waited ?? 0) > 0 }).catch(refusedByGate(watch))
     },
 
     stream(stmt: Statement, format: string, opts: RunOptions): AsyncIterable<Uint8Array> {
