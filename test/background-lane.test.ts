@@ -32,7 +32,7 @@ describe('the background lane', () => {
     for (const v of values) {
       await rt.runner.command(
         { name: 'lane_insert', sql: "INSERT INTO lane_values SELECT {s:String}, {d:DateTime64(3, 'UTC')}, {n:UInt64}, {b:Bool}", params: v },
-        { background: true },
+        { background: 'build' },
       )
     }
     const rows = await rt.runner.rows<{ s: string; d: string; n: number; b: boolean }>(
@@ -47,7 +47,7 @@ describe('the background lane', () => {
     const keys = ['112744911109886641065661991869057439159', "it's \\ a ['quoted'] value\\", '', 'ü\t\n{k:String}']
     await rt.runner.command(
       { name: 'lane_array', sql: "INSERT INTO lane_values SELECT arrayStringConcat(arrayMap(k -> hex(k), {keys:Array(String)}), ','), now64(3), 7, true", params: { keys } },
-      { background: true },
+      { background: 'build' },
     )
     const [row] = await rt.runner.rows<{ s: string }>({ name: 'lane_array_read', sql: 'SELECT s FROM lane_values WHERE n = 7', params: {} }, read)
     const hex = (k: string) => Buffer.from(k, 'utf8').toString('hex').toUpperCase()
@@ -55,19 +55,40 @@ describe('the background lane', () => {
     expect(await leftBehind()).toBe(0)
   })
 
+  it('runs builds at the lowest CPU priority and snapshots at the requests\', their jobs\' values kept apart', async () => {
+    // Both at once, each holding its values a while: each lane numbers its jobs from the same counter,
+    // or one reads the other's values too.
+    const write = (background: 'build' | 'snapshot', n: number) =>
+      rt.runner.command(
+        {
+          name: 'lane_priority',
+          sql: "INSERT INTO lane_values SELECT toString(getSetting('os_thread_priority')), now64(3), {n:UInt64}, true FROM numbers(3) WHERE sleepEachRow(0.2) = 0 LIMIT 1 SETTINGS max_block_size = 1",
+          params: { n },
+        },
+        { background },
+      )
+    await Promise.all([write('build', 11), write('snapshot', 12)])
+    const rows = await rt.runner.rows<{ s: string; n: number }>({ name: 'lane_priority_read', sql: 'SELECT s, n FROM lane_values WHERE n IN (11, 12) ORDER BY n', params: {} }, read)
+    expect(rows).toEqual([
+      { s: '19', n: 11 },
+      { s: '0', n: 12 },
+    ])
+    expect(await leftBehind()).toBe(0)
+  })
+
   it('refuses a statement whose placeholder has no value, and still leaves none behind', async () => {
     await expect(
-      rt.runner.command({ name: 'lane_missing', sql: "INSERT INTO lane_values SELECT {s:String}, now64(3), {n:UInt64}, true", params: { s: 'x' } }, { background: true }),
+      rt.runner.command({ name: 'lane_missing', sql: "INSERT INTO lane_values SELECT {s:String}, now64(3), {n:UInt64}, true", params: { s: 'x' } }, { background: 'build' }),
     ).rejects.toThrow()
     expect(await leftBehind()).toBe(0)
   })
 
   // The control runs the same long statement in the requests' line: there the read waits for it.
-  for (const background of [true, false]) {
-    it(`${background ? 'does not hold' : 'control: the requests’ line holds'} a parameterized read behind a long statement`, async () => {
+  for (const background of ['build', 'snapshot', undefined] as const) {
+    it(`${background ? `${background}: does not hold` : 'control: the requests’ line holds'} a parameterized read behind a long statement`, async () => {
       const finished: string[] = []
       const long = rt.runner
-        .command({ name: 'lane_long', sql: 'INSERT INTO lane_values SELECT toString(sleepEachRow(0.5)), now64(3), {n:UInt64} + number, false FROM numbers(4) SETTINGS max_block_size = 1', params: { n: 100 } }, { background })
+        .command({ name: 'lane_long', sql: 'INSERT INTO lane_values SELECT toString(sleepEachRow(0.5)), now64(3), {n:UInt64} + number, false FROM numbers(4) SETTINGS max_block_size = 1', params: { n: background === 'snapshot' ? 200 : 100 } }, { background })
         .then(() => finished.push('long'))
       // Once the long statement has surely begun.
       await new Promise((resolve) => setTimeout(resolve, 300))

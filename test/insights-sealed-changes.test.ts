@@ -204,6 +204,63 @@ describe('a burst after an insert', () => {
   })
 })
 
+describe("a request while its part's snapshot write is under way", () => {
+  // The write is held until released, so that the second request surely finds it under way.
+  for (const waitMs of [5_000, 100]) {
+    const waits = waitMs > 1_000
+    it(`${waits ? 'waits for it and reads it' : 'past the wait, computes its part itself'}: the same answer as the model, the write run once`, async () => {
+      const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, snapshotWaitMs: waitMs })
+      let writes = 0
+      let release!: () => void
+      const held = new Promise<void>((r) => (release = r))
+      /** The snapshot each /pages statement read (undefined: it computed the part after C). */
+      const stamps: unknown[] = []
+      const runner: QueryRunner = {
+        ...h.rt.runner,
+        rows: (stmt, opts) => {
+          if (stmt.name === 'insights_pages_sealed') stamps.push(stmt.params.pages_stamp)
+          return h.rt.runner.rows(stmt, opts)
+        },
+        command: async (stmt, opts) => {
+          if (stmt.name === 'sealed_live_pages_write') {
+            writes += 1
+            await held
+          }
+          return h.rt.runner.command(stmt, opts)
+        },
+      }
+      const app = testApp(h.rt, { now: () => h.clock.now, sealed, runner })
+      const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: `root-wait-${waitMs}` })
+      const c = cases(41, 12).find((x) => x.project === U && x.filters.length === 0)!
+      const ask = () => requestAs(app, `http://quarry.test/insights/${U}/pages?${queryString({ ...(c.query as object), limit: 1000 })}`, root)
+      const expected = model().pages(U, c.w, c.filters)
+      // The first request starts the write and computes its part without waiting for it.
+      const first = await ask()
+      expect(first.status).toBe(200)
+      expect(first.headers.get('x-quarry-sealed-until')).not.toBeNull()
+      expect(first.body).toEqual(expected)
+      expect(stamps).toEqual([undefined])
+      let answered = false
+      const second = ask().then((res) => ((answered = true), res))
+      await new Promise((r) => setTimeout(r, 400))
+      expect(answered).toBe(!waits)
+      release()
+      const res = await second
+      await sealed.snapshotsWritten(U)
+      expect(res.status).toBe(200)
+      expect(res.body).toEqual(expected)
+      expect(stamps).toHaveLength(2)
+      if (waits) expect(stamps[1]).toBeGreaterThan(0)
+      else expect(stamps[1]).toBeUndefined()
+      expect(writes).toBe(1)
+      // Written now: the next reads it.
+      expect((await ask()).body).toEqual(expected)
+      expect(stamps[2]).toBeGreaterThan(0)
+      expect(writes).toBe(1)
+    })
+  }
+})
+
 describe('the live sessions', () => {
   it('are written once the build is verified and read from there; explained, the statement shows the stamp it reads', async () => {
     await get(U, 'country', { range: '30d' })

@@ -15,11 +15,17 @@ export interface QueryStats {
    * admission's pace counts it among the requests ahead (a cache hit never asks).
    */
   asked: number
+  /**
+   * Shared work the request waited for (a planning read another request ran, a snapshot write under
+   * way): its queries then go ahead as committed (gate.ts), not judged as a new request's first. A
+   * burst released at once by such a wait was refused 503 by the queue's pace (benchmarks/README.md).
+   */
+  waited: number
   /** What they read, where the engine reports it (Engine.reportsReads). */
   read?: { rows: number; bytes: number }
 }
 
-export const emptyStats = (): QueryStats => ({ dbMs: 0, queries: 0, asked: 0 })
+export const emptyStats = (): QueryStats => ({ dbMs: 0, queries: 0, asked: 0, waited: 0 })
 
 /** A statement without SETTINGS or FORMAT, and the values for its `{name:Type}` placeholders. */
 export interface Statement {
@@ -40,8 +46,11 @@ export interface RunOptions {
   urgent?: boolean
 }
 
+/** A build step (long, at the builds' low priority) or a snapshot write (short, at the requests'). */
+export type BackgroundKind = 'build' | 'snapshot'
+
 export interface CommandOptions {
-  background?: boolean
+  background?: BackgroundKind
 }
 
 export interface QueryRunner {
@@ -197,7 +206,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
         } finally {
           linked.done()
         }
-      }, { urgent: opts.urgent, committed: (opts.stats?.queries ?? 0) > 0 }).catch(refusedByGate(watch))
+      }, { urgent: opts.urgent, committed: (opts.stats?.queries ?? 0) > 0 || (opts.stats?.waited ?? 0) > 0 }).catch(refusedByGate(watch))
     },
 
     stream(stmt: Statement, format: string, opts: RunOptions): AsyncIterable<Uint8Array> {
@@ -257,7 +266,8 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
       try {
         // Sent as written: a trailing SETTINGS clause would be table settings on DDL and a
         // syntax error after INSERT … VALUES.
-        if (opts.background && engine.background) await engine.background.command(stmt.sql, stmt.params)
+        const lane = opts.background && engine.background?.[opts.background]
+        if (lane) await lane.command(stmt.sql, stmt.params)
         else await engine.client.command({ query: stmt.sql, query_params: stmt.params })
         watch.done(performance.now() - started)
         logger.debug({ query: stmt.name, ms: Math.round(performance.now() - started) }, 'command')

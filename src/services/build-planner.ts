@@ -52,7 +52,7 @@ export const DEFAULT_INSERTS_TTL_MS = 1_000
 
 /** A snapshot's write: in the background lane, beside the requests, bounded by `timeoutS` (a JavaScript abort does not stop chDB). */
 export const writeInLane = (runner: QueryRunner, write: Statement, timeoutS: number): Promise<void> =>
-  runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${timeoutS}` }, { background: true })
+  runner.command({ ...write, sql: `${write.sql}\nSETTINGS max_execution_time = ${timeoutS}` }, { background: 'snapshot' })
 
 /** A part's last snapshot write: when it began (or ended), and while it runs, the write and the insert count it is for. */
 interface Written {
@@ -168,7 +168,9 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
    * requests. The request that starts the write does not wait for it: the first request after an
    * insert on M paid ~300 ms for the write and the count after it, against ~70 for computing its
    * part (benchmarks/README.md). One that arrives while it runs, for the same inserts, waits for it
-   * up to `waitMs` after the write began, then computes its part if it is not written by then.
+   * up to `waitMs` after the write began (outside the gate, counted as shared work it waited on),
+   * then computes its part if it is not written by then: on L, each request computing /pages' part
+   * held every other request behind it on chDB's one line, and slowed the write.
    */
   async snapshot(projectId: string, build: B, run: RequestRun, part: Part, waitMs = 0): Promise<number | undefined> {
     const verified = this.verified.get(projectId)
@@ -190,6 +192,7 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
     } else if (last?.writing && last.inserts === verified.inserts && !stamp && waitMs > 0) {
       const left = last.at + waitMs - Date.now()
       if (left > 0) {
+        if (run.stats) run.stats.waited += 1
         let timer: NodeJS.Timeout | undefined
         await Promise.race([last.writing, new Promise<void>((r) => (timer = setTimeout(r, left)))])
         clearTimeout(timer)
@@ -234,8 +237,15 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
 class SharedReads {
   private readonly flights = new SingleFlight<unknown>()
 
+  /** A request that joins a read under way has waited on shared work (QueryStats.waited). */
   run<T>(key: string, run: RequestRun, read: (own: RunOptions) => Promise<T>): Promise<T> {
-    return this.flights.run(key, () => read({ timeoutS: run.timeoutS, stats: run.stats })) as Promise<T>
+    let started = false
+    const shared = this.flights.run(key, () => {
+      started = true
+      return read({ timeoutS: run.timeoutS, stats: run.stats })
+    }) as Promise<T>
+    if (!started && run.stats) run.stats.waited += 1
+    return shared
   }
 }
 

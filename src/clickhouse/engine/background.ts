@@ -10,6 +10,11 @@ import { Session } from 'chdb'
  * values go into a Memory table as data, and the statement reads each back with a scalar subquery,
  * which ClickHouse folds into a constant before it prunes by the key: the SQL sent holds only our own
  * names and a job number, never a value.
+ *
+ * Two lanes, each a session of its own: the builds' at the lowest CPU priority, and the snapshots'
+ * at the requests' (a snapshot write is short, and requests wait for it or compute its part on the
+ * line meanwhile: at nice 19 beside them, /pages' on L took 1.6–3.5 s). A thread cannot lower its
+ * nice once raised without privilege, so one session cannot serve both.
  */
 export interface BackgroundLane {
   command(sql: string, params: Record<string, unknown>): Promise<void>
@@ -36,16 +41,17 @@ function withJobValues(sql: string, job: number): string {
   return sql.replace(PLACEHOLDER, (_, name: string, type: string) => `CAST((SELECT value FROM ${VALUES} WHERE job = ${job} AND name = '${name}'), '${type.replaceAll("'", "\\'")}')`)
 }
 
-export function openBackgroundLane(dir: string, database: string): BackgroundLane {
+/** Job numbers, shared by the lanes of the process: their values are in one table. */
+let jobs = 0
+
+/** `nice`: the lane's query threads' Linux nice (19, the lowest priority, needs no privilege; a raise would). */
+export function openBackgroundLane(dir: string, database: string, nice: number): BackgroundLane {
   let session: Promise<Session> | undefined
-  let jobs = 0
   const open = () =>
     (session ??= (async () => {
       const s = new Session(dir)
       await s.queryAsync(`USE ${database}`)
-      // Beside requests, not ahead of them: the lane's query threads at the lowest CPU priority
-      // (Linux nice 19, which needs no privilege; a raise would).
-      await s.queryAsync('SET os_thread_priority = 19')
+      if (nice !== 0) await s.queryAsync(`SET os_thread_priority = ${nice}`)
       await s.queryAsync(`CREATE TABLE IF NOT EXISTS ${VALUES} (job UInt64, name String, value String) ENGINE = Memory`)
       return s
     })())

@@ -49,7 +49,8 @@ export async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> 
   // chDB keeps one engine per process and data directory, so USE applies to every session on it.
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
   await client.command({ query: `USE ${database}` })
-  const background = openBackgroundLane(dir, database)
+  // Builds beside requests, not ahead of them; snapshots at the requests' priority (background.ts).
+  const background = { build: openBackgroundLane(dir, database, 19), snapshot: openBackgroundLane(dir, database, 0) }
   return {
     mode: 'embedded',
     reportsReads: false,
@@ -91,7 +92,7 @@ export async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> 
       }
     },
     async close() {
-      await background.close()
+      await Promise.all([background.build.close(), background.snapshot.close()])
       await client.close()
     },
   }

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ConfigError, type Config } from '../../config.ts'
 import type { BackgroundLane } from './background.ts'
+import type { BackgroundKind } from '../run.ts'
 import { EmbeddedEngineMissingError } from './errors.ts'
 import { openHttpEngine } from './http.ts'
 
@@ -31,9 +32,10 @@ export interface Engine {
   readonly reportsReads: boolean
   /**
    * Where long background statements run beside requests, when the engine would otherwise run them
-   * in the requests' line (chDB: background.ts); a server runs statements side by side anyway.
+   * in the requests' line (chDB: background.ts), one lane per kind; a server runs statements side by
+   * side anyway.
    */
-  readonly background?: BackgroundLane
+  readonly background?: Readonly<Record<BackgroundKind, BackgroundLane>>
   /** Stops a running query by id where the engine allows it (HTTP mode). */
   kill(queryId: string): Promise<void>
   close(): Promise<void>

@@ -154,7 +154,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
   // Each statement's time at debug level: where a build's minutes go, on the data it ran on.
   const command = async (stmt: Statement, detail: Record<string, unknown> = {}) => {
     const t = performance.now()
-    await runner.command(stmt, { background: true })
+    await runner.command(stmt, { background: 'build' })
     logger.debug({ project: projectId, step: stmt.name, ...detail, ms: Math.round(performance.now() - t) }, 'sealed build step')
   }
   const drop = (v: number) => dropBuild(runner, projectId, v)
