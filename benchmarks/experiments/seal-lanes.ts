@@ -22,6 +22,7 @@ import { renderSql } from '../../src/query/sql-templates.ts'
 import { clickhouseInstant } from '../../src/query/time-range.ts'
 import { openRuntime } from '../../src/runtime.ts'
 import { buildSteps, dropBuildsBefore } from '../../src/services/sealed/builder.ts'
+import { printBuildHashes } from '../lib/build-hashes.ts'
 import { dataClock } from '../lib/data-clock.ts'
 
 const [dir, project, lanesArg] = process.argv.slice(2)
@@ -178,24 +179,6 @@ console.log(
 )
 for (const l of log.sort((a, b) => a.from - b.from)) console.log(`lane ${l.lane}  ${s(l.from).padStart(6)} → ${s(l.to).padStart(6)}  ${s(l.to - l.from).padStart(5)} s  ${l.step}`)
 
-const columns = await rt.runner.rows<{ table: string; names: string[]; types: string[] }>(
-  {
-    name: 'columns',
-    sql: `SELECT table, groupArray(name) AS names, groupArray(type) AS types FROM (SELECT table, name, type FROM system.columns
-          WHERE database = currentDatabase() AND table LIKE 'sealed\\_%' AND table NOT IN ('sealed_builds', 'sealed_visitors') AND table NOT LIKE 'sealed\\_live%'
-            AND name NOT IN ('project_id', 'version') ORDER BY table, position) GROUP BY table ORDER BY table`,
-    params: {},
-  },
-  read,
-)
-console.log(`\n| table | rows | hash |\n|---|--:|---|`)
-for (const { table, names, types } of columns) {
-  const cols = names.map((n, i) => (types[i]!.startsWith('AggregateFunction(groupBitmap') ? `arraySort(bitmapToArray(${n}))` : n))
-  const [h] = await rt.runner.rows<{ rows: number; hash: string }>(
-    { name: 'hash', sql: `SELECT count() AS rows, hex(sum(cityHash64(${cols.join(', ')}))) AS hash FROM ${table} WHERE project_id = {p:String} AND version = {v:UInt64}`, params: { p: project, v: version } },
-    read,
-  )
-  console.log(`| ${table} | ${h!.rows} | ${h!.hash} |`)
-}
+await printBuildHashes(rt.runner, project, version)
 for (const l of lanes) await l.close()
 await rt.close()

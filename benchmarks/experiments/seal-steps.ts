@@ -17,6 +17,7 @@ import { loadConfig } from '../../src/config.ts'
 import { newestClosing } from '../../src/query/sealed.ts'
 import { openRuntime } from '../../src/runtime.ts'
 import { sealProject } from '../../src/services/sealed/builder.ts'
+import { printBuildHashes } from '../lib/build-hashes.ts'
 import { dataClock } from '../lib/data-clock.ts'
 
 const [dir, project] = process.argv.slice(2)
@@ -79,34 +80,11 @@ const stepsMs = steps.reduce((n, x) => n + x.ms, 0)
 const stepsCpu = steps.reduce((n, x) => n + x.cpu, 0)
 console.log(`| the rest (insert counts, dropping the old build) | ${s(total - stepsMs)} | ${s(totalCpu - stepsCpu)} |`)
 
-// Each table's rows of the build just made: bitmaps as their sorted members (a bitmap's bytes
-// depend on how it was built), an order-free sum of row hashes.
+// Each table's rows of the build just made, to compare builds.
 const read = { timeoutS: 600 }
 const [{ version }] = (await rt.runner.rows<{ version: string }>(
   { name: 'newest', sql: 'SELECT toString(max(version)) AS version FROM sealed_builds WHERE project_id = {p:String}', params: { p: project } },
   read,
 )) as [{ version: string }]
-const columns = await rt.runner.rows<{ table: string; names: string[]; types: string[] }>(
-  {
-    name: 'columns',
-    sql: `SELECT table, groupArray(name) AS names, groupArray(type) AS types FROM (SELECT table, name, type FROM system.columns
-          WHERE database = currentDatabase() AND table LIKE 'sealed\\_%' AND table NOT IN ('sealed_builds', 'sealed_visitors') AND table NOT LIKE 'sealed\\_live%'
-            AND name NOT IN ('project_id', 'version') ORDER BY table, position) GROUP BY table ORDER BY table`,
-    params: {},
-  },
-  read,
-)
-console.log(`\n| table | rows | hash |\n|---|--:|---|`)
-for (const { table, names, types } of columns) {
-  const cols = names.map((n, i) => (types[i]!.startsWith('AggregateFunction(groupBitmap') ? `arraySort(bitmapToArray(${n}))` : n))
-  const [h] = await rt.runner.rows<{ rows: number; hash: string }>(
-    {
-      name: 'hash',
-      sql: `SELECT count() AS rows, hex(sum(cityHash64(${cols.join(', ')}))) AS hash FROM ${table} WHERE project_id = {p:String} AND version = {v:UInt64}`,
-      params: { p: project, v: version },
-    },
-    read,
-  )
-  console.log(`| ${table} | ${h!.rows} | ${h!.hash} |`)
-}
+await printBuildHashes(rt.runner, project, version)
 await rt.close()
