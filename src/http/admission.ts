@@ -39,23 +39,32 @@ export function admission(opts: {
   let lastDone = 0
   let serviceMs = 0
   const pace = opts.pace
-  const wouldWaitMs = () => {
-    if (!pace || live.size < pace.slots) return 0
-    let waiting = 0
+  /** Requests in progress that asked for a query and whose client is still there. */
+  const querying = () => {
+    let n = 0
     // The signal is read only for a request that asked: the node server builds a whole web Request
     // for it, which was a third of a cache hit's CPU; a request that asked has made it already.
-    for (const c of live) if ((c.get('stats')?.asked ?? 0) > 0 && !c.req.raw.signal.aborted) waiting++
-    const ahead = waiting + 1 - pace.slots
+    for (const c of live) if ((c.get('stats')?.asked ?? 0) > 0 && !c.req.raw.signal.aborted) n++
+    return n
+  }
+  const wouldWaitMs = () => {
+    if (!pace || live.size < pace.slots) return 0
+    const ahead = querying() + 1 - pace.slots
     if (ahead <= 0) return 0
     return ahead * (gapMs > 0 ? gapMs : serviceMs / pace.slots)
   }
-  const completed = (startedMs: number, waited: boolean) => {
+  const completed = (startedMs: number, waited: boolean, shared: boolean) => {
     const now = performance.now()
     if (!pace) return
     if (!waited) serviceMs = serviceMs === 0 ? now - startedMs : serviceMs * (1 - EWMA_WEIGHT) + (now - startedMs) * EWMA_WEIGHT
-    // Only a gap during which every slot stayed busy measures how fast requests get through.
-    const saturated = inFlight >= pace.slots
-    if (lastDone > 0 && saturated) gapMs = gapMs === 0 ? now - lastDone : gapMs * (1 - EWMA_WEIGHT) + (now - lastDone) * EWMA_WEIGHT
+    // Only a gap during which every slot stayed busy measures how fast requests get through, and
+    // only requests that query keep a slot busy: counted by requests in progress, cache hits under
+    // load kept every gap "saturated", so the seconds between two expiries of a warm cache's entries
+    // were taken for one request's turn (588 ms a turn on M, and the expiry's misses refused). A gap
+    // that ends a wait for shared work (a snapshot write, outside any slot) times that work, not a
+    // turn: those requests' turns come right after it, in the next gaps.
+    const saturated = querying() >= pace.slots
+    if (lastDone > 0 && saturated && !shared) gapMs = gapMs === 0 ? now - lastDone : gapMs * (1 - EWMA_WEIGHT) + (now - lastDone) * EWMA_WEIGHT
     lastDone = saturated ? now : 0
   }
   const middleware = createMiddleware<AppEnv>(async (c, next) => {
@@ -77,7 +86,7 @@ export function admission(opts: {
     } finally {
       inFlight--
       live.delete(c)
-      if ((c.get('stats')?.queries ?? 0) > 0) completed(started, waited)
+      if ((c.get('stats')?.queries ?? 0) > 0) completed(started, waited, (c.get('stats')?.waited ?? 0) > 0)
     }
   })
   return Object.assign(middleware, {

@@ -8,7 +8,7 @@ import { admission } from '../../src/http/admission.ts'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** One slot's worth of work per request: each takes `ms` and runs one query, one at a time. */
-function app(opts: Parameters<typeof admission>[0], ms: number) {
+function app(opts: Parameters<typeof admission>[0], ms: number, write: Promise<unknown> = Promise.resolve()) {
   const app = new Hono<AppEnv>()
   let busy: Promise<unknown> = Promise.resolve()
   app.use('*', admission(opts))
@@ -16,6 +16,19 @@ function app(opts: Parameters<typeof admission>[0], ms: number) {
     const stats = emptyStats()
     c.set('stats', stats)
     stats.asked = 1
+    const turn = busy.then(() => sleep(ms))
+    busy = turn
+    await turn
+    stats.queries = 1
+    return c.text('done')
+  })
+  // A request that waits for shared work (a snapshot write) outside any slot, then takes its turn.
+  app.get('/after-write', async (c) => {
+    const stats = emptyStats()
+    c.set('stats', stats)
+    stats.asked = 1
+    stats.waited = 1
+    await write
     const turn = busy.then(() => sleep(ms))
     busy = turn
     await turn
@@ -69,6 +82,43 @@ describe('admission with a pace', () => {
     // Hits in progress do not hold up a request that queries either.
     const [work] = await Promise.all([timedRequest(a), ...Array.from({ length: 20 }, () => a.request('/hit'))])
     expect(work.status).toBe(200)
+  })
+
+  it('does not take the time between two queries, while only requests that query none were in progress, for a turn', async () => {
+    const a = app({ limit: 1000, pace: { slots: 1, queueWaitMs: 100 } }, 40)
+    // A pace of ~40 ms a turn, measured while saturated.
+    await Promise.all(Array.from({ length: 3 }, () => timedRequest(a)))
+    // Cache hits keep arriving, as under a warm cache at c=32; queries come one at a time, 400 ms apart
+    // (a warm cache's entries expiring). Had each gap counted, the pace would be ~120 ms a turn.
+    let hitting = true
+    const hits = Array.from({ length: 4 }, async () => {
+      // A refused hit returns without a timer: yield, or the loop would starve the others.
+      while (hitting) await Promise.all([a.request('/hit'), sleep(1)])
+    })
+    const statuses: number[] = []
+    try {
+      for (let i = 0; i < 2; i++) {
+        await sleep(400)
+        statuses.push((await timedRequest(a)).status)
+      }
+      // Two at once: the second waits one turn (~40 ms), within 100 ms.
+      for (const r of await Promise.all([timedRequest(a), timedRequest(a)])) statuses.push(r.status)
+    } finally {
+      hitting = false
+      await Promise.all(hits)
+    }
+    expect(statuses).toEqual([200, 200, 200, 200])
+  })
+
+  it('does not take the time requests waited for shared work for a turn', async () => {
+    const a = app({ limit: 1000, pace: { slots: 1, queueWaitMs: 100 } }, 40, sleep(300))
+    // One request takes its turn while three wait ~300 ms for a write, then take theirs one by one:
+    // had the 300 ms before the first of them counted, the pace would be 200–300 ms a turn.
+    const first = await Promise.all([timedRequest(a), ...Array.from({ length: 3 }, () => a.request('/after-write'))])
+    expect(first.map((r) => r.status)).toEqual([200, 200, 200, 200])
+    // Two at once: the second waits one turn (~40 ms), within 100 ms.
+    const both = await Promise.all([timedRequest(a), timedRequest(a)])
+    expect(both.map((r) => r.status)).toEqual([200, 200])
   })
 
   it('does not count as ahead a request whose client has gone', async () => {
