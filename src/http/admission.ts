@@ -86,7 +86,8 @@ export function admission(opts: {
     } finally {
       inFlight--
       live.delete(c)
-      if ((c.get('stats')?.queries ?? 0) > 0) completed(started, waited, (c.get('stats')?.waited ?? 0) > 0)
+      const stats = c.get('stats')
+      if (stats && stats.queries > 0) completed(started, waited, stats.waited > 0)
     }
   })
   return Object.assign(middleware, {

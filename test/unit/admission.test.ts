@@ -1,4 +1,4 @@
-import { Hono } from 'hono'
+import { type Context, Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 import type { AppEnv } from '../../src/app-env.ts'
 import { emptyStats } from '../../src/clickhouse/run.ts'
@@ -12,29 +12,24 @@ function app(opts: Parameters<typeof admission>[0], ms: number, write: Promise<u
   const app = new Hono<AppEnv>()
   let busy: Promise<unknown> = Promise.resolve()
   app.use('*', admission(opts))
-  app.get('/work', async (c) => {
+  /** Asks for a query, waits for `shared` first when given (outside any slot), then takes its turn. */
+  const query = async (c: Context<AppEnv>, shared?: Promise<unknown>) => {
     const stats = emptyStats()
     c.set('stats', stats)
     stats.asked = 1
+    if (shared) {
+      stats.waited = 1
+      await shared
+    }
     const turn = busy.then(() => sleep(ms))
     busy = turn
     await turn
     stats.queries = 1
     return c.text('done')
-  })
+  }
+  app.get('/work', (c) => query(c))
   // A request that waits for shared work (a snapshot write) outside any slot, then takes its turn.
-  app.get('/after-write', async (c) => {
-    const stats = emptyStats()
-    c.set('stats', stats)
-    stats.asked = 1
-    stats.waited = 1
-    await write
-    const turn = busy.then(() => sleep(ms))
-    busy = turn
-    await turn
-    stats.queries = 1
-    return c.text('done')
-  })
+  app.get('/after-write', (c) => query(c, write))
   // A cache hit: no query asked, a moment of work.
   app.get('/hit', async (c) => {
     c.set('stats', emptyStats())
