@@ -1,5 +1,6 @@
 import type { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
+import { revenueEventFilters } from './filter-holds.ts'
 import { compileFilters, type Filter } from './filters.ts'
 import { bucketExpression, windowPlaceholders } from './insights.ts'
 import { renderSql } from './sql-templates.ts'
@@ -65,12 +66,13 @@ export function metricsStatement(req: MetricsRequest): Statement {
   }
   // A purchase in the window may belong to a session that began before it, whose matching event
   // may be older than the window too: its events are searched from the earliest such session's start.
-  // Only sessions with revenue can add any, which keeps the set small.
+  // Only sessions with revenue can add any, which keeps the set small. A filter on the event's name
+  // that `revenue` meets holds for the session of every revenue event: it is not tested again.
   const overlapping = `project_id = ${ctx.project} AND ended_at >= ${ctx.from} AND created_at < ${ctx.to}`
   const revenueCtx = { ...ctx, from: `(SELECT min(created_at) FROM sessions FINAL WHERE ${overlapping})` }
   const revenueFilters = sessionFilters
     ? ` AND session_id IN (SELECT id FROM sessions FINAL WHERE ${overlapping} AND revenue > 0` +
-      `${compileFilters(req.filters, 'sessions', params, revenueCtx)})`
+      `${compileFilters(revenueEventFilters(req.filters), 'sessions', params, revenueCtx)})`
     : ''
   return {
     name: 'insights_metrics',

@@ -1,6 +1,7 @@
 import type { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import { DIMENSIONS } from './dimensions.ts'
+import { revenueEventFilters } from './filter-holds.ts'
 import { compileFilters, UNINDEXED_SETS } from './filters.ts'
 import { bucketExpression } from './insights.ts'
 import { filtersPages, type MetricsRequest } from './metrics.ts'
@@ -74,10 +75,12 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
     params.values.session_days_from = clickhouseInstant(sessionDays.from)
     params.values.session_days_to = clickhouseInstant(sessionDays.to)
   }
-  const revenueFilters = !byDimension && !pages && filters.sealed ? sealedRevenueFilters(req.filters, build, earliest, params) : undefined
+  // A revenue event's session meets a filter on the name that `revenue` meets: the revenue events skip it.
+  const revenueOnes = revenueEventFilters(req.filters)
+  const revenueFilters = !byDimension && !pages && filters.sealed ? sealedRevenueFilters(revenueOnes, build, earliest, params) : undefined
   // The days' sessions began in the window, so the revenue's postings (from an earlier day) pick the
   // same of them: one text, which ClickHouse unions once for both (L, 30d, `name is revenue`: 318 -> 283 ms of CPU).
-  const daySessions = revenueFilters ? revenueFilters.revenue_sessions : filters.sealed
+  const daySessions = revenueFilters && revenueOnes.length === req.filters.length ? revenueFilters.revenue_sessions : filters.sealed
   // Filters all on the page leave each view and revenue event in or out by its own page: the page tables have those.
   const pageTables = pages && sealedPageFiltering(req.filters) === 'page'
   if (pageTables) {
