@@ -26,7 +26,7 @@ const { values } = parseArgs({ options: { project: { type: 'string', default: 'p
 const project = values.project!
 const rt = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_SEALED: false }, createLogger('warn'))
 const now = (await dataClock(rt.runner, project)).clock.toJSDate()
-const [row] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(project), { timeoutS: 60 })
+const [row] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement([project]), { timeoutS: 60 })
 const build = readSealedLatest(row)?.build
 if (!build) throw new Error(`no sealed build of ${project} in this format: run benchmarks/product-latency.ts first`)
 const range = productRange({ range: '30d' }, 'UTC', now, '30d')

@@ -9,7 +9,7 @@ import { eventId } from './fixtures/insights-data.ts'
 import { createClientRow } from '../src/auth/clients.ts'
 import type { QueryRunner } from '../src/clickhouse/run.ts'
 import { SealedHistory } from '../src/services/sealed/index.ts'
-import { C, cases, events, extra, get, h, inline, insert, model, seal, U, useSealedSeams } from './fixtures/sealed-seams.ts'
+import { C, cases, events, extra, get, h, inline, insert, model, S, seal, U, useSealedSeams } from './fixtures/sealed-seams.ts'
 import { queryString, requestAs, type Query, type Reply } from './fixtures/insights-harness.ts'
 import { testApp } from './helpers/runtime.ts'
 import { ms, type EventRow, type Filter, type Window } from './fixtures/insights-model.ts'
@@ -201,6 +201,28 @@ describe('a burst after an insert', () => {
     // for a project with fewer recent sessions than countedMinSessions: this one has a handful.
     expect(counts.get('event_inserts_since')).toBe(2)
     expect(counts.get('insights_breakdown_sealed:country')).toBe(12)
+  })
+
+  it('plans two projects asked at once with one read of their newest builds, their insert counts batched too', async () => {
+    const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0 })
+    const named = new Map<string, number[]>()
+    const runner: QueryRunner = {
+      ...h.rt.runner,
+      rows: (stmt, opts) => {
+        const projects = stmt.params.projects as string[] | undefined
+        named.set(stmt.name, [...(named.get(stmt.name) ?? []), projects?.length ?? 0])
+        return h.rt.runner.rows(stmt, opts)
+      },
+    }
+    const builds = await Promise.all([U, S].map((p) => sealed.forRequest(p, { runner })))
+    const newest = await h.rt.runner.rows<{ project_id: string; version: number }>(
+      { name: 'newest', sql: 'SELECT project_id, max(version) AS version FROM sealed_builds WHERE project_id IN ({u:String}, {s:String}) GROUP BY project_id', params: { u: U, s: S } },
+      { timeoutS: 10 },
+    )
+    expect(builds.map((b) => b?.version)).toEqual([U, S].map((p) => Number(newest.find((r) => r.project_id === p)!.version)))
+    expect(named.get('sealed_latest')).toEqual([2])
+    const counted = named.get('event_inserts_since')!
+    expect(counted.reduce((a, b) => a + b, 0)).toBe(2)
   })
 })
 

@@ -483,7 +483,7 @@ describe('funnel and user flow from the sealed history', () => {
     const late = row(Date.parse('2026-04-15T11:30:00Z'), 'checkout', tie.session_id, tie.device_id)
     await rt.engine.client.insert({ table: 'events', values: [late], format: 'JSONEachRow' })
     const all = [...rows, late]
-    const [latest] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(p.id), { timeoutS: 10 })
+    const [latest] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement([p.id]), { timeoutS: 10 })
     const build = readSealedLatest(latest)!.build
     const steps = ['session_start', 'signup', 'checkout']
     for (const timezone of ZONES) {

@@ -34,7 +34,7 @@ const project = values.project!
 const rt = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' as const, QUARRY_SEALED: false }, createLogger('warn'))
 const read = { timeoutS: 600 }
 const now = (await dataClock(rt.runner, project)).clock.toJSDate()
-const [row] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement(project), read)
+const [row] = await rt.runner.rows<SealedLatestRow>(sealedLatestStatement([project]), read)
 const built = readSealedLatest(row)!.build
 const stamp = values.snapshot ? Date.now() : undefined
 if (stamp !== undefined) {

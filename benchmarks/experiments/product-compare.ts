@@ -51,7 +51,7 @@ const now = (await dataClock(rt.runner, project)).clock.toJSDate()
 /** Each tree's newest build of its own format (a tree that changed the format reads the build made for it). */
 const builds = new Map<Tree, SealedBuild>()
 for (const tree of Object.values(trees)) {
-  const [row] = await rt.runner.rows<SealedLatestRow>(tree.sealed.sealedLatestStatement(project), { timeoutS: 60 })
+  const [row] = await rt.runner.rows<SealedLatestRow>(tree.sealed.sealedLatestStatement([project]), { timeoutS: 60 })
   let build = tree.sealed.readSealedLatest(row)!.build
   if ('sealedLiveProfilesWriteStatement' in tree.product) {
     const stamp = Date.now()

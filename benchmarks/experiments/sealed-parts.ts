@@ -28,7 +28,7 @@ const statements: [string, { name: string; sql: string; params: Record<string, u
   ...branches.map((b, i): [string, typeof whole] => [`branch ${i + 1} alone`, { ...whole, sql: `${head}SELECT count() FROM (${b})` }]),
   ...branches.slice(1).map((b, i): [string, typeof whole] => [`whole without branch ${i + 2}`, { ...whole, sql: whole.sql.replace(`${b}\n  UNION ALL\n`, '').replace(`\n  UNION ALL\n${b}`, '') }]),
   ['SELECT 1', { name: 'one', sql: 'SELECT 1', params: {} }],
-  ['sealed_latest', sealedLatestStatement(project)],
+  ['sealed_latest', sealedLatestStatement([project])],
 ]
 const times = statements.map((): number[] => [])
 for (let i = 0; i < runs + 2; i++) {

@@ -32,7 +32,7 @@ export async function sealOnDataClock(rt: Runtime, project: string, o: { reuse: 
   const { clock, events } = await dataClock(rt.runner, project)
   const now = () => clock.toJSDate()
   const sealed = new SealedHistory({ runner: rt.runner, logger: rt.logger, now, queryTimeoutS: o.queryTimeoutS, rebuildIntervalMs: 3_600_000 })
-  const [kept] = o.reuse ? await rt.runner.rows(sealedLatestStatement(project), { timeoutS: 60 }) : []
+  const [kept] = o.reuse ? await rt.runner.rows(sealedLatestStatement([project]), { timeoutS: 60 }) : []
   const started = performance.now()
   if (!kept) await sealed.build(project)
   return { clock, now, events, sealed, buildMs: kept ? null : Math.round(performance.now() - started) }

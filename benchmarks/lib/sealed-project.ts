@@ -30,7 +30,7 @@ export async function openSealedProject(dir: string, project: string, reuse: boo
   const rt = await openRuntime(loadConfig({ ...process.env, QUARRY_DATA_DIR: dir, QUARRY_SEALED: '0' }), logger)
   const read = { timeoutS: 600 }
   const { clock } = await dataClock(rt.runner, project)
-  const latest = () => rt.runner.rows<Parameters<typeof readSealedLatest>[0] & object>(sealedLatestStatement(project), read)
+  const latest = () => rt.runner.rows<Parameters<typeof readSealedLatest>[0] & object>(sealedLatestStatement([project]), read)
   let [row] = await latest()
   if (!row || !reuse) {
     const started = performance.now()

@@ -1,11 +1,22 @@
--- The inserts logged since a point: all of them, and those that reached before C. For a planner
--- that verified the inserts logged up to `verified`: how many are logged up to it now, and the
--- earliest event (C at least) of the ones logged after it, the only ones a check need read again.
-SELECT
+-- The inserts logged since a point, for each entry of parallel arrays (a project, its build's C, the
+-- point counted from, and the newest insert a planner verified): all of them, and those that reached
+-- before C; how many are logged up to `verified` now, and the earliest event (C at least) of the ones
+-- logged after it, the only ones a check need read again. An entry with no insert has no row. One
+-- statement for every project whose count is due at once: each statement takes a turn on chDB's one
+-- line for parameterized statements (issue 19's uncached phase: see benchmarks/README.md).
+SELECT entry,
   count() AS inserts,
-  countIf(earliest < {closed:DateTime64(3, 'UTC')}) AS closed_inserts,
+  countIf(earliest < closed) AS closed_inserts,
   max(logged_at) AS last_logged,
-  countIf(logged_at <= {verified:DateTime64(3, 'UTC')}) AS verified_inserts,
-  greatest({closed:DateTime64(3, 'UTC')}, minIf(earliest, logged_at > {verified:DateTime64(3, 'UTC')})) AS unverified_from
-FROM event_inserts
-WHERE project_id = {project:String} AND logged_at >= {since:DateTime64(3, 'UTC')}
+  countIf(logged_at <= verified) AS verified_inserts,
+  greatest(any(closed), minIf(earliest, logged_at > verified)) AS unverified_from
+FROM (
+  SELECT entry, earliest, logged_at,
+    {closed:Array(DateTime64(3, 'UTC'))}[entry] AS closed, {verified:Array(DateTime64(3, 'UTC'))}[entry] AS verified
+  FROM event_inserts
+  ARRAY JOIN arrayFilter(
+    i -> {projects:Array(String)}[i] = project_id AND logged_at >= {since:Array(DateTime64(3, 'UTC'))}[i],
+    arrayEnumerate({projects:Array(String)})) AS entry
+  WHERE project_id IN {projects:Array(String)} AND logged_at >= arrayMin({since:Array(DateTime64(3, 'UTC'))})
+)
+GROUP BY entry

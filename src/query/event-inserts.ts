@@ -1,20 +1,33 @@
-import type { DateTime } from 'luxon'
+import { DateTime } from 'luxon'
 import type { Statement } from '../clickhouse/run.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
 
 /**
- * What every build over events before an instant C needs to stay exact: how many inserts were
- * logged (event_inserts, sql/schema/011) since `since`, and how many of them reached before C;
- * with `verified` (a `last_logged` read before), where the inserts logged after it begin.
+ * What every build over events before an instant C needs to stay exact, per project: how many
+ * inserts were logged (event_inserts, sql/schema/011) since `since`, and how many of them reached
+ * before C; with `verified` (a `last_logged` read before), where the inserts logged after it begin.
  */
-export const eventInsertsStatement = (projectId: string, closedAt: DateTime, since: DateTime, verified?: string): Statement => ({
+export interface InsertQuery {
+  projectId: string
+  closedAt: DateTime
+  since: DateTime
+  verified?: string
+}
+
+/** One statement for every entry: read the rows with insertCounts. */
+export const eventInsertsStatement = (entries: readonly InsertQuery[]): Statement => ({
   name: 'event_inserts_since',
   sql: renderSql('event_inserts_since'),
-  params: { project: projectId, closed: clickhouseInstant(closedAt), since: clickhouseInstant(since), verified: verified ?? clickhouseInstant(since) },
+  params: {
+    projects: entries.map((e) => e.projectId),
+    closed: entries.map((e) => clickhouseInstant(e.closedAt)),
+    since: entries.map((e) => clickhouseInstant(e.since)),
+    verified: entries.map((e) => e.verified ?? clickhouseInstant(e.since)),
+  },
 })
 
-/** A row of event_inserts_since. */
+/** The count of one entry: what event_inserts_since gives it. */
 export interface InsertCount {
   inserts: number
   closed_inserts: number
@@ -22,6 +35,19 @@ export interface InsertCount {
   last_logged: string
   verified_inserts: number
   unverified_from: string
+}
+
+/** A row of event_inserts_since: an entry's count, by its position (from 1). */
+export type InsertCountRow = InsertCount & { entry: number }
+
+const NEVER = clickhouseInstant(DateTime.fromMillis(0, { zone: 'utc' }))
+
+/** Each entry's count from the statement's rows, in the entries' order; none logged for an entry without a row. */
+export const insertCounts = (entries: readonly InsertQuery[], rows: readonly InsertCountRow[]): InsertCount[] => {
+  const byEntry = new Map(rows.map(({ entry, ...count }) => [Number(entry), count]))
+  return entries.map(
+    (e, i) => byEntry.get(i + 1) ?? { inserts: 0, closed_inserts: 0, last_logged: NEVER, verified_inserts: 0, unverified_from: clickhouseInstant(e.closedAt) },
+  )
 }
 
 /** The part of a build a planner checks: which version, its C, and the inserts counted when built. */

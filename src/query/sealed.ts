@@ -213,6 +213,7 @@ const instant = (text: string) => DateTime.fromSQL(text, { zone: 'UTC' })
 
 /** One row of sql/queries/sealed_latest.sql. */
 export interface SealedLatestRow {
+  project_id: string
   version: number
   closed_at: string
   held_from: string
@@ -252,10 +253,10 @@ export interface SealedLatestRow {
  */
 export const SEALED_FORMAT = 20
 
-export const sealedLatestStatement = (projectId: string): Statement => ({
+export const sealedLatestStatement = (projectIds: readonly string[]): Statement => ({
   name: 'sealed_latest',
   sql: renderSql('sealed_latest'),
-  params: { project: projectId, format: SEALED_FORMAT },
+  params: { projects: projectIds, format: SEALED_FORMAT },
 })
 
 export function readSealedLatest(row: SealedLatestRow | undefined): { build: SealedBuild; builtAt: DateTime } | undefined {

@@ -3,7 +3,8 @@ import { DateTime } from 'luxon'
 import type { QueryRunner, QueryStats, RunOptions, Statement } from '../clickhouse/run.ts'
 import { SingleFlight } from '../single-flight.ts'
 import { clickhouseInstant } from '../query/time-range.ts'
-import { eventInsertsStatement, type InsertCount, type VersionedBuild } from '../query/event-inserts.ts'
+import { eventInsertsStatement, insertCounts, type InsertCount, type InsertCountRow, type InsertQuery, type VersionedBuild } from '../query/event-inserts.ts'
+import { BatchedReads } from './batched-reads.ts'
 
 /**
  * The request a planning read belongs to: it runs on the request's runner, so it counts in the
@@ -17,9 +18,9 @@ export interface RequestRun {
 }
 
 /** The statements that find a kind of build and tell whether it still holds. */
-export interface BuildKind<B extends VersionedBuild, Row, Part extends string = string> {
-  /** The project's newest build: one row, or none. */
-  latest(projectId: string): Statement
+export interface BuildKind<B extends VersionedBuild, Row extends { project_id: string }, Part extends string = string> {
+  /** The projects' newest builds: a row for each that has one, with its `project_id`. */
+  latest(projectIds: readonly string[]): Statement
   read(row: Row | undefined): { build: B; builtAt: DateTime } | undefined
   /**
    * One row with a column `crossing`: how many of the build's sessions events after C continue,
@@ -74,7 +75,7 @@ interface Latest<B> {
  * (explain=sql) lists the reads a request makes and decides as the planner last saw the data,
  * remembering nothing from it.
  */
-export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = string> {
+export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: string }, Part extends string = string> {
   private readonly latest = new Map<string, Latest<B>>()
   /**
    * Per project, the build and insert count at which no session crossed its C, the newest insert
@@ -87,6 +88,13 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
   private readonly shared = new SharedReads()
   /** Per project, the last insert count read for a build, and when, after which verified insert. */
   private readonly counts = new Map<string, { at: number; version: number; after?: string; count: InsertCount }>()
+  /** The insert counts due at once, every project's in one statement. */
+  private readonly insertReads = new BatchedReads<InsertQuery, InsertCount>(readInsertCounts)
+  /** The newest builds due at once, likewise. */
+  private readonly latestReads = new BatchedReads<string, Row | undefined>(async (runner, projectIds, own) => {
+    const rows = await runner.rows<Row>(this.kind.latest(projectIds), own)
+    return projectIds.map((id) => rows.find((row) => row.project_id === id))
+  })
 
   /** `insertsTtlMs`: how long an insert count read for a build answers the next requests (0: every request reads it). */
   constructor(
@@ -100,11 +108,11 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
     const cached = this.latest.get(projectId)
     let entry = cached && Date.now() - cached.read < LATEST_TTL_MS ? cached : undefined
     if (!entry && run.runner.dryRun) {
-      await run.runner.rows<Row>(this.kind.latest(projectId), opts(run))
+      await run.runner.rows<Row>(this.kind.latest([projectId]), opts(run))
       entry = cached
     } else if (!entry) {
       entry = await this.shared.run(`latest:${projectId}`, run, async (own) => {
-        const [row] = await run.runner.rows<Row>(this.kind.latest(projectId), own)
+        const row = await this.latestReads.load(projectId, projectId, run.runner, own)
         const found = this.kind.read(row)
         const read = { read: Date.now(), build: found?.build, builtAt: found?.builtAt }
         this.latest.set(projectId, read)
@@ -149,15 +157,13 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
   private async insertCount(projectId: string, build: B, run: RequestRun, after?: string): Promise<InsertCount> {
     const known = this.counts.get(projectId)
     if (!run.runner.dryRun && known?.version === build.version && known.after === after && Date.now() - known.at < this.insertsTtlMs) return known.count
-    const statement = eventInsertsStatement(projectId, build.closedAt, build.insertsSince, after)
-    if (run.runner.dryRun) {
-      const [count] = await run.runner.rows<InsertCount>(statement, opts(run))
-      return count ?? { inserts: 0, closed_inserts: 0, last_logged: '', verified_inserts: 0, unverified_from: '' }
-    }
-    return this.shared.run(`inserts:${projectId}:${build.version}:${after}`, run, async (own) => {
-      const [count] = await run.runner.rows<InsertCount>(statement, own)
-      this.counts.set(projectId, { at: Date.now(), version: build.version, after, count: count! })
-      return count!
+    const query = { projectId, closedAt: build.closedAt, since: build.insertsSince, verified: after }
+    if (run.runner.dryRun) return (await readInsertCounts(run.runner, [query], opts(run)))[0]!
+    const key = `inserts:${projectId}:${build.version}:${after}`
+    return this.shared.run(key, run, async (own) => {
+      const count = await this.insertReads.load(key, query, run.runner, own)
+      this.counts.set(projectId, { at: Date.now(), version: build.version, after, count })
+      return count
     })
   }
 
@@ -216,7 +222,8 @@ export class BuildPlanner<B extends VersionedBuild, Row, Part extends string = s
     const write = this.kind.snapshots![part](projectId, build, stamp)
     await writeInLane(run.runner, write, run.timeoutS)
     // Urgent: under a burst the requests waiting for this write would otherwise keep it out of the gate.
-    const [count] = await run.runner.rows<{ inserts: number }>(eventInsertsStatement(projectId, build.closedAt, build.insertsSince), { ...opts(detached), urgent: true })
+    const query = { projectId, closedAt: build.closedAt, since: build.insertsSince }
+    const [count] = await readInsertCounts(run.runner, [query], { ...opts(detached), urgent: true })
     const verified = this.verified.get(projectId)
     if (count!.inserts !== inserts || verified?.version !== build.version || verified.inserts !== inserts) return
     verified.stamps.set(part, { id: stamp, at: Date.now() })
@@ -248,5 +255,9 @@ class SharedReads {
     return shared
   }
 }
+
+/** Each entry's insert count, in one statement. */
+export const readInsertCounts = async (runner: QueryRunner, entries: InsertQuery[], own: RunOptions): Promise<InsertCount[]> =>
+  insertCounts(entries, await runner.rows<InsertCountRow>(eventInsertsStatement(entries), own))
 
 const opts = (run: RequestRun) => ({ timeoutS: run.timeoutS, signal: run.signal, stats: run.stats })

@@ -2,13 +2,13 @@ import { DateTime } from 'luxon'
 import type { Logger } from 'pino'
 import type { QueryRunner, Statement } from '../../clickhouse/run.ts'
 import { DIMENSIONS, type Dimension } from '../../query/dimensions.ts'
-import { eventInsertsStatement } from '../../query/event-inserts.ts'
 import { EPISODE_GAP_HOURS, NAME_BIT } from '../../query/product/sealed-units.ts'
 import { attributeFragments, SEALED_FORMAT } from '../../query/sealed.ts'
 import { postingsFragments } from '../../query/sealed-filters.ts'
 import { SEEN_DAYS } from '../../query/sealed-pages.ts'
 import { renderSql } from '../../query/sql-templates.ts'
 import { clickhouseInstant } from '../../query/time-range.ts'
+import { readInsertCounts } from '../build-planner.ts'
 
 export interface SealOptions {
   runner: QueryRunner
@@ -148,8 +148,8 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
   const since = built.minus({ hours: INSERTS_MARGIN_HOURS })
   const params = { project: projectId, version, closed: clickhouseInstant(o.closedAt) }
   const countInserts = async () => {
-    const [row] = await runner.rows<{ closed_inserts: number }>(eventInsertsStatement(projectId, o.closedAt, since), read)
-    return row!.closed_inserts
+    const [count] = await readInsertCounts(runner, [{ projectId, closedAt: o.closedAt, since }], read)
+    return count!.closed_inserts
   }
   // Each statement's time at debug level: where a build's minutes go, on the data it ran on.
   const command = async (stmt: Statement, detail: Record<string, unknown> = {}) => {
