@@ -80,7 +80,7 @@ describe('BatchedReads', () => {
     const runner: QueryRunner = {
       ...rt.runner,
       rows: (stmt, opts) => {
-        statements.push((stmt.params.projects as string[]).length)
+        statements.push((stmt.params.inserts_projects as string[]).length)
         return rt.runner.rows(stmt, opts)
       },
     }

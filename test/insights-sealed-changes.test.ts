@@ -203,13 +203,29 @@ describe('a burst after an insert', () => {
     expect(counts.get('insights_breakdown_sealed:country')).toBe(12)
   })
 
+  it('lists its planning reads under explain=sql with parameters that run beside the route statement\'s, in the one map', async () => {
+    // A dry run plans as the planner last saw the data: a request first, on a build.
+    await seal()
+    const query = { startDate: '2026-03-02T10:00:00Z', endDate: '2026-04-14T22:00:00Z' }
+    expect((await get(U, 'country', query)).sealedUntil).toBe(C)
+    const body = (await h.get(U, 'country', { ...query, explain: 'sql' })).body as { sql: string[]; params: Record<string, unknown> }
+    expect(body.sql.some((sql) => sql.includes('FROM event_inserts'))).toBe(true)
+    expect(body.sql.some((sql) => sql.includes('FROM sealed_rollups'))).toBe(true)
+    for (const query of body.sql) {
+      const result = await h.rt.engine.client.exec({ query, query_params: body.params })
+      for await (const _ of result.stream) {
+        // drained: the statement ran with the map's values
+      }
+    }
+  })
+
   it('plans two projects asked at once with one read of their newest builds, their insert counts batched too', async () => {
     const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0 })
     const named = new Map<string, number[]>()
     const runner: QueryRunner = {
       ...h.rt.runner,
       rows: (stmt, opts) => {
-        const projects = stmt.params.projects as string[] | undefined
+        const projects = (stmt.params.inserts_projects ?? stmt.params.latest_projects) as string[] | undefined
         named.set(stmt.name, [...(named.get(stmt.name) ?? []), projects?.length ?? 0])
         return h.rt.runner.rows(stmt, opts)
       },

@@ -12,11 +12,11 @@ SELECT entry,
   greatest(any(closed), minIf(earliest, logged_at > verified)) AS unverified_from
 FROM (
   SELECT entry, earliest, logged_at,
-    {closed:Array(DateTime64(3, 'UTC'))}[entry] AS closed, {verified:Array(DateTime64(3, 'UTC'))}[entry] AS verified
+    {inserts_closed:Array(DateTime64(3, 'UTC'))}[entry] AS closed, {inserts_verified:Array(DateTime64(3, 'UTC'))}[entry] AS verified
   FROM event_inserts
   ARRAY JOIN arrayFilter(
-    i -> {projects:Array(String)}[i] = project_id AND logged_at >= {since:Array(DateTime64(3, 'UTC'))}[i],
-    arrayEnumerate({projects:Array(String)})) AS entry
-  WHERE project_id IN {projects:Array(String)} AND logged_at >= arrayMin({since:Array(DateTime64(3, 'UTC'))})
+    i -> {inserts_projects:Array(String)}[i] = project_id AND logged_at >= {inserts_since:Array(DateTime64(3, 'UTC'))}[i],
+    arrayEnumerate({inserts_projects:Array(String)})) AS entry
+  WHERE project_id IN {inserts_projects:Array(String)} AND logged_at >= arrayMin({inserts_since:Array(DateTime64(3, 'UTC'))})
 )
 GROUP BY entry

@@ -4,6 +4,6 @@
 SELECT project_id, version, closed_at, held_from, longest_ms, built_at, inserts_since, inserts,
   arrayMap(key -> toString(key), page_held) AS page_held, page_held_from, person_twofold_linked, sessions_recent
 FROM sealed_builds
-WHERE project_id IN {projects:Array(String)} AND format = {format:UInt16}
+WHERE project_id IN {latest_projects:Array(String)} AND format = {format:UInt16}
 ORDER BY version DESC
 LIMIT 1 BY project_id

@@ -256,7 +256,7 @@ export const SEALED_FORMAT = 20
 export const sealedLatestStatement = (projectIds: readonly string[]): Statement => ({
   name: 'sealed_latest',
   sql: renderSql('sealed_latest'),
-  params: { projects: projectIds, format: SEALED_FORMAT },
+  params: { latest_projects: projectIds, format: SEALED_FORMAT },
 })
 
 export function readSealedLatest(row: SealedLatestRow | undefined): { build: SealedBuild; builtAt: DateTime } | undefined {

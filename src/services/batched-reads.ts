@@ -33,25 +33,23 @@ export class BatchedReads<Args, Row> {
     const row = new Promise<Row>((resolve, reject) => entry.waiters.push({ resolve, reject }))
     if (!this.running) {
       this.running = true
-      queueMicrotask(() => void this.start())
+      queueMicrotask(() => void this.drain())
     }
     return row
   }
 
-  private async start(): Promise<void> {
-    const batch = this.next
-    this.next = undefined
-    if (!batch) {
-      this.running = false
-      return
+  /** Reads batch after batch while keys are asked; a failed statement fails each read in its batch. */
+  private async drain(): Promise<void> {
+    for (let batch = this.next; batch; batch = this.next) {
+      this.next = undefined
+      const entries = [...batch.entries.values()]
+      try {
+        const rows = await this.read(batch.runner, entries.map((e) => e.args), batch.own)
+        entries.forEach((e, i) => e.waiters.forEach((w) => w.resolve(rows[i]!)))
+      } catch (err) {
+        for (const e of entries) for (const w of e.waiters) w.reject(err)
+      }
     }
-    const entries = [...batch.entries.values()]
-    try {
-      const rows = await this.read(batch.runner, entries.map((e) => e.args), batch.own)
-      entries.forEach((e, i) => e.waiters.forEach((w) => w.resolve(rows[i]!)))
-    } catch (err) {
-      for (const e of entries) for (const w of e.waiters) w.reject(err)
-    }
-    await this.start()
+    this.running = false
   }
 }
