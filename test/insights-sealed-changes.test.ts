@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { eventId } from './fixtures/insights-data.ts'
 import { createClientRow } from '../src/auth/clients.ts'
-import type { QueryRunner } from '../src/clickhouse/run.ts'
+import type { QueryRunner, Statement } from '../src/clickhouse/run.ts'
 import { SealedHistory } from '../src/services/sealed/index.ts'
 import { C, cases, events, extra, get, h, inline, insert, model, S, seal, U, useSealedSeams } from './fixtures/sealed-seams.ts'
 import { queryString, requestAs, type Query, type Reply } from './fixtures/insights-harness.ts'
@@ -165,17 +165,23 @@ describe('the insert count', () => {
   })
 })
 
+/** A runner that keeps each statement it reads with, and how many of them bear a name. */
+function recording(): { runner: QueryRunner; read: Statement[]; count: (name: string) => number } {
+  const read: Statement[] = []
+  const runner: QueryRunner = {
+    ...h.rt.runner,
+    rows: (stmt, opts) => {
+      read.push(stmt)
+      return h.rt.runner.rows(stmt, opts)
+    },
+  }
+  return { runner, read, count: (name) => read.filter((s) => s.name === name).length }
+}
+
 describe('a burst after an insert', () => {
   it('shares the planning reads: one newest build, one insert count, one crossing check for 12 concurrent requests, all exact', async () => {
     const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0 })
-    const counts = new Map<string, number>()
-    const runner: QueryRunner = {
-      ...h.rt.runner,
-      rows: (stmt, opts) => {
-        counts.set(stmt.name, (counts.get(stmt.name) ?? 0) + 1)
-        return h.rt.runner.rows(stmt, opts)
-      },
-    }
+    const { runner, read, count } = recording()
     const app = testApp(h.rt, { now: () => h.clock.now, sealed, runner })
     const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-burst' })
     const c = cases(41, 12).find((x) => x.project === U && x.filters.length === 0)!
@@ -186,7 +192,7 @@ describe('a burst after an insert', () => {
     await new Promise((r) => setTimeout(r, 2_100))
     // A new session after C: the build holds, and the events after it are checked again.
     await insert([extra('bx-new', 'bx-p1', '2026-04-14T22:25:00Z', { country: 'FI' })])
-    counts.clear()
+    read.length = 0
     const burst = await Promise.all(Array.from({ length: 12 }, ask))
     await sealed.snapshotsWritten(U)
     const expected = model().breakdown(U, 'country', c.w, c.filters)
@@ -195,12 +201,12 @@ describe('a burst after an insert', () => {
       expect(res.headers.get('x-quarry-sealed-until')).not.toBeNull()
       expect(res.body, c.label).toEqual(expected)
     }
-    expect(counts.get('sealed_latest') ?? 0).toBeLessThanOrEqual(1)
-    expect(counts.get('sealed_crossing')).toBe(1)
+    expect(count('sealed_latest')).toBeLessThanOrEqual(1)
+    expect(count('sealed_crossing')).toBe(1)
     // One for the plan, one after the live sessions' write. The visitors seen (047) are not written
     // for a project with fewer recent sessions than countedMinSessions: this one has a handful.
-    expect(counts.get('event_inserts_since')).toBe(2)
-    expect(counts.get('insights_breakdown_sealed:country')).toBe(12)
+    expect(count('event_inserts_since')).toBe(2)
+    expect(count('insights_breakdown_sealed:country')).toBe(12)
   })
 
   it('lists its planning reads under explain=sql with parameters that run beside the route statement\'s, in the one map', async () => {
@@ -221,24 +227,16 @@ describe('a burst after an insert', () => {
 
   it('plans two projects asked at once with one read of their newest builds, their insert counts batched too', async () => {
     const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0 })
-    const named = new Map<string, number[]>()
-    const runner: QueryRunner = {
-      ...h.rt.runner,
-      rows: (stmt, opts) => {
-        const projects = (stmt.params.inserts_projects ?? stmt.params.latest_projects) as string[] | undefined
-        named.set(stmt.name, [...(named.get(stmt.name) ?? []), projects?.length ?? 0])
-        return h.rt.runner.rows(stmt, opts)
-      },
-    }
+    const { runner, read } = recording()
+    const named = (name: string, list: string) => read.filter((s) => s.name === name).map((s) => (s.params[list] as string[]).length)
     const builds = await Promise.all([U, S].map((p) => sealed.forRequest(p, { runner })))
     const newest = await h.rt.runner.rows<{ project_id: string; version: number }>(
       { name: 'newest', sql: 'SELECT project_id, max(version) AS version FROM sealed_builds WHERE project_id IN ({u:String}, {s:String}) GROUP BY project_id', params: { u: U, s: S } },
       { timeoutS: 10 },
     )
     expect(builds.map((b) => b?.version)).toEqual([U, S].map((p) => Number(newest.find((r) => r.project_id === p)!.version)))
-    expect(named.get('sealed_latest')).toEqual([2])
-    const counted = named.get('event_inserts_since')!
-    expect(counted.reduce((a, b) => a + b, 0)).toBe(2)
+    expect(named('sealed_latest', 'latest_projects')).toEqual([2])
+    expect(named('event_inserts_since', 'inserts_projects').reduce((a, b) => a + b, 0)).toBe(2)
   })
 })
 
