@@ -455,15 +455,16 @@ if (!args['skip-throughput']) {
   const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
   // Sealed first, as under `quarry serve` once each has been asked once: the phase times requests,
   // not the builds their first requests would schedule (at the twelfth stop it timed those: 175
-  // answers in 10 s). A build still valid on disk is kept. So are the snapshots of the events after C
-  // the aggregate routes read, which a project's first requests write: unless --cold-snapshots, the
-  // phase does not time 50 projects' first writes (at the fifteenth stop they were most of its 10 s).
+  // answers in 10 s). A build still valid on disk is kept. Then, unless --cold-snapshots, each
+  // project is asked each endpoint of the phase once, so that the snapshots of the events after C
+  // the routes read are written: the phase does not time 50 projects' first writes (at the
+  // fifteenth stop they were most of its 10 s).
   const sealingStarted = performance.now()
   for (const id of sealed ? small : []) {
     await sealed!.forRequest(id, { runner: rt.runner })
     await sealed!.settled(id)
     if (args['cold-snapshots']) continue
-    await sealed!.forRequest(id, { runner: rt.runner }, 'sessions', 'events', 'pages', 'seen')
+    for (const endpoint of AGGREGATE) await get(`${PLAIN}${pathFor(endpoint, id, '30d')}`, headers, keepAlive)
     await sealed!.snapshotsWritten(id)
   }
   if (sealed) log(`${small.length} M/S projects sealed (or their builds still valid)${args['cold-snapshots'] ? '' : ', their snapshots written,'} in ${round((performance.now() - sealingStarted) / 1000, 1)} s`)
