@@ -83,6 +83,29 @@ describe('the background lane', () => {
     expect(await leftBehind()).toBe(0)
   })
 
+  it('stops a statement where it runs once its signal is aborted, and goes on with the next', async () => {
+    const stopping = new AbortController()
+    // 40 blocks of one row, half a second each: 20 s unless it is stopped.
+    const long = rt.runner.command(
+      { name: 'lane_stopped', sql: 'INSERT INTO lane_values SELECT toString(sleepEachRow(0.5)), now64(3), {n:UInt64} + number, false FROM numbers(40) SETTINGS max_block_size = 1', params: { n: 300 } },
+      { background: 'build', signal: stopping.signal },
+    )
+    const outcome = long.then(() => 'finished', (err: Error) => err.message)
+    await new Promise((resolve) => setTimeout(resolve, 800))
+    const aborted = performance.now()
+    stopping.abort()
+    expect(await outcome).toMatch(/cancel/i)
+    expect(performance.now() - aborted).toBeLessThan(10_000)
+    const [written] = await rt.runner.rows<{ c: number }>({ name: 'lane_stopped_rows', sql: 'SELECT count() AS c FROM lane_values WHERE n BETWEEN 300 AND 339', params: {} }, read)
+    expect(written!.c).toBeLessThan(40)
+    // One not yet begun when its signal is aborted is never sent.
+    await expect(rt.runner.command({ name: 'lane_never', sql: 'INSERT INTO lane_values SELECT {s:String}, now64(3), 400, true', params: { s: 'x' } }, { background: 'build', signal: stopping.signal })).rejects.toThrow()
+    await rt.runner.command({ name: 'lane_after', sql: 'INSERT INTO lane_values SELECT {s:String}, now64(3), 401, true', params: { s: 'y' } }, { background: 'build' })
+    const after = await rt.runner.rows<{ n: number }>({ name: 'lane_after_rows', sql: 'SELECT n FROM lane_values WHERE n IN (400, 401)', params: {} }, read)
+    expect(after).toEqual([{ n: 401 }])
+    expect(await leftBehind()).toBe(0)
+  })
+
   // The control runs the same long statement in the requests' line: there the read waits for it.
   for (const background of ['build', 'snapshot', undefined] as const) {
     it(`${background ? `${background}: does not hold` : 'control: the requests’ line holds'} a parameterized read behind a long statement`, async () => {

@@ -86,7 +86,9 @@ export async function serveCommand(rt: Runtime): Promise<void> {
       process.off('SIGTERM', stop)
       logger.info({ signal }, 'shutting down')
       stopping.abort()
-      await running.shutdown(config.QUARRY_SHUTDOWN_GRACE_S * 1000)
+      // The builds stop now, beside the requests' drain: they answer none of them, and one left
+      // running until the last response was out made the drain's time and its own add up.
+      await Promise.all([running.shutdown(config.QUARRY_SHUTDOWN_GRACE_S * 1000), rt.sealed?.stop()])
       await rt.close()
       resolve()
     }

@@ -51,6 +51,11 @@ export type BackgroundKind = 'build' | 'snapshot'
 
 export interface CommandOptions {
   background?: BackgroundKind
+  /**
+   * Once aborted, the statement is not sent; in a background lane, one running is stopped too.
+   * Elsewhere it runs to its end: the embedded connection's abort only stops waiting for it.
+   */
+  signal?: AbortSignal
 }
 
 export interface QueryRunner {
@@ -267,7 +272,8 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
         // Sent as written: a trailing SETTINGS clause would be table settings on DDL and a
         // syntax error after INSERT … VALUES.
         const lane = opts.background && engine.background?.[opts.background]
-        if (lane) await lane.command(stmt.sql, stmt.params)
+        opts.signal?.throwIfAborted()
+        if (lane) await lane.command(stmt.sql, stmt.params, opts.signal)
         else await engine.client.command({ query: stmt.sql, query_params: stmt.params })
         watch.done(performance.now() - started)
         logger.debug({ query: stmt.name, ms: Math.round(performance.now() - started) }, 'command')

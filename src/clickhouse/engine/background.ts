@@ -1,4 +1,5 @@
 import { Session } from 'chdb'
+import { killEmbedded } from './kill.ts'
 
 /**
  * Long background statements (the sealed builds) on a chDB session of their own, beside requests.
@@ -17,7 +18,12 @@ import { Session } from 'chdb'
  * nice once raised without privilege, so one session cannot serve both.
  */
 export interface BackgroundLane {
-  command(sql: string, params: Record<string, unknown>): Promise<void>
+  /**
+   * `signal`: once aborted, the statement is not started, or is stopped where it runs (KILL QUERY).
+   * Its call then fails only once the engine has let go of it: chDB closed under a running
+   * statement aborts the process.
+   */
+  command(sql: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<void>
   close(): Promise<void>
 }
 
@@ -58,20 +64,28 @@ export function openBackgroundLane(dir: string, database: string, nice: number):
   // One statement at a time, as in the line: builds of several projects take turns, so their memory
   // does not add up.
   let tail: Promise<unknown> = Promise.resolve()
-  const run = async (sql: string, params: Record<string, unknown>) => {
+  const run = async (sql: string, params: Record<string, unknown>, signal?: AbortSignal) => {
+    signal?.throwIfAborted()
     const s = await open()
     const job = ++jobs
     const rows = Object.entries(params).map(([name, value]) => JSON.stringify({ job, name, value: valueText(name, value) }))
     if (rows.length > 0) await s.insert({ table: VALUES, values: Buffer.from(`${rows.join('\n')}\n`), format: 'JSONEachRow' })
+    // The job's own mark, so that a kill cannot reach the lane's next statement.
+    const mark = `quarry-background-${process.pid}-${job}`
+    const stop = () => void killEmbedded(dir, mark).catch(() => {})
     try {
+      await s.queryAsync(`SET log_comment = '${mark}'`)
+      signal?.throwIfAborted()
+      signal?.addEventListener('abort', stop, { once: true })
       await s.queryAsync(withJobValues(sql, job))
     } finally {
+      signal?.removeEventListener('abort', stop)
       if (rows.length > 0) await s.queryAsync(`ALTER TABLE ${VALUES} DELETE WHERE job = ${job} SETTINGS mutations_sync = 2`)
     }
   }
   return {
-    command(sql, params) {
-      const done = tail.then(() => run(sql, params))
+    command(sql, params, signal) {
+      const done = tail.then(() => run(sql, params, signal))
       tail = done.catch(() => {})
       return done
     },

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path'
 import { openBackgroundLane } from './background.ts'
 import { DataDirectoryLockedError } from './errors.ts'
 import type { Engine, EngineConfig } from './index.ts'
-import { KILL_TIMEOUT_MS, QUERY_ID } from './kill.ts'
+import { killEmbedded, QUERY_ID } from './kill.ts'
 
 /**
  * Whether another live process runs ClickHouse on `dir`. chDB reports a held lock only as a generic
@@ -83,13 +83,7 @@ export async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> 
     // KILL QUERY from another session stops it; the shared connection runs one query at a time and
     // is busy with the very query to stop. Without a kill, max_execution_time would bound it.
     async kill(queryId) {
-      if (!QUERY_ID.test(queryId)) return
-      const session = new Session(dir)
-      try {
-        await session.queryAsync(`KILL QUERY WHERE Settings['log_comment'] = '${queryId}' ASYNC FORMAT Null`, { timeout: KILL_TIMEOUT_MS })
-      } finally {
-        session.close()
-      }
+      if (QUERY_ID.test(queryId)) await killEmbedded(dir, queryId)
     },
     async close() {
       await Promise.all([background.build.close(), background.snapshot.close()])
