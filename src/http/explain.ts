@@ -26,6 +26,33 @@ function recordingRunner(into: ExplainedStatement[]): QueryRunner {
   }
 }
 
+const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b)
+
+/**
+ * The statements with every parameter in one map, as the answer has one. A name that a later
+ * statement binds to another value than an earlier one is renamed in the later one's SQL (`closed`
+ * becomes `closed_2`): a map that kept either value replayed the other statement with it (the
+ * bench's replay of the planning reads failed so, on an array `closed`).
+ */
+export function underOneMap(statements: readonly ExplainedStatement[]): { sql: string[]; params: Record<string, unknown> } {
+  const params: Record<string, unknown> = {}
+  const sql = statements.map((stmt) => {
+    let text = stmt.sql
+    for (const [name, value] of Object.entries(stmt.params)) {
+      if (!(name in params)) params[name] = value
+      else if (!same(params[name], value)) {
+        let n = 2
+        while (`${name}_${n}` in params || `${name}_${n}` in stmt.params) n++
+        const renamed = `${name}_${n}`
+        text = text.replaceAll(`{${name}:`, `{${renamed}:`)
+        params[renamed] = value
+      }
+    }
+    return text
+  })
+  return { sql, params }
+}
+
 /**
  * Gives each request its runner. With `explain=sql` a root client receives the statements and
  * parameters the request would run, instead of its data; the handler runs unchanged against a
@@ -55,7 +82,7 @@ export const explainable = (runner: QueryRunner) =>
     headers.delete('Content-Length')
     // The replaced body may have been encoded by its route (streamed exports gzip themselves).
     headers.delete('Content-Encoding')
-    const body = { sql: statements.map((s) => s.sql), params: Object.assign({}, ...statements.map((s) => s.params)) }
+    const body = underOneMap(statements)
     c.res = undefined
     c.res = new Response(JSON.stringify(body), { status: 200, headers })
   })
