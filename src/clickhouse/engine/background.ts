@@ -1,5 +1,5 @@
 import { Session } from 'chdb'
-import { killEmbedded } from './kill.ts'
+import { killEmbedded } from './embedded-kill.ts'
 
 /**
  * Long background statements (the sealed builds) on a chDB session of their own, beside requests.

@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path'
 import { openBackgroundLane } from './background.ts'
 import { DataDirectoryLockedError } from './errors.ts'
 import type { Engine, EngineConfig } from './index.ts'
-import { killEmbedded, QUERY_ID } from './kill.ts'
+import { killEmbedded } from './embedded-kill.ts'
+import { QUERY_ID } from './kill.ts'
 
 /**
  * Whether another live process runs ClickHouse on `dir`. chDB reports a held lock only as a generic
