@@ -54,6 +54,33 @@ describe('event filters on the sealed history', () => {
     expect(days).toEqual([...days].sort())
   })
 
+  it('test a small postings set as a list of its sessions, a large one with its bitmap, after one read of their sizes', async () => {
+    // The rarest event name among the sessions before C, and a path every session has.
+    const before = events.filter((e) => e.project_id === U && e.session_id !== '' && ms(e) < C && ms(e) >= Date.parse(query.startDate.slice(0, 10)))
+    const sessionsOf = (keep: (e: EventRow) => boolean) => new Set(before.filter(keep).map((e) => e.session_id)).size
+    const names = [...new Set(before.map((e) => e.name))].map((name) => ({ name, sessions: sessionsOf((e) => e.name === name) }))
+    const rare = names.sort((a, b) => a.sessions - b.sessions)[0]!
+    expect(rare.sessions * 12).toBeLessThan(sessionsOf(() => true))
+    const small: Filter[] = [{ name: 'name', operator: 'is', value: [rare.name] }]
+    const large: Filter[] = [{ name: 'path', operator: 'contains', value: ['/'] }]
+    expect((await get(U, 'country', query)).sealedUntil).toBe(C)
+    const [IN, BITMAP] = ['AND sno IN (', 'AND bitmapContains((']
+    // An ISO endDate is the window's last instant.
+    const window: Window = { start: Date.parse(query.startDate), end: Date.parse(query.endDate) + 1, timezone: 'UTC' }
+    for (const [filters, form] of [[small, IN], [large, BITMAP]] as const) {
+      // A window from a day no request has asked: its sets' sizes are not known yet.
+      const unknown = (await h.get(U, 'country', { ...query, startDate: '2026-03-03T10:00:00Z', filters, explain: 'sql' })).body.sql as string[]
+      expect(unknown.some((sql) => sql.includes('sealed_postings_sizes'))).toBe(true)
+      const res = await get(U, 'country', { ...query, filters, limit: 1000 })
+      expect(res.sealedUntil).toBe(C)
+      expect(res.body).toEqual(model().breakdown(U, 'country', window, filters))
+      const known = (await h.get(U, 'country', { ...query, filters, explain: 'sql' })).body.sql as string[]
+      expect(known.some((sql) => sql.includes('sealed_postings_sizes'))).toBe(false)
+      expect(known.at(-1)).toContain(form)
+      expect(known.at(-1)).not.toContain(form === IN ? BITMAP : IN)
+    }
+  })
+
   it('scan the events from the window\'s start where the postings hold no such column', async () => {
     const sql = await explained([{ name: 'properties.plan', operator: 'isNotNull', value: [] }])
     expect(sql).not.toContain('sealed_event_postings')

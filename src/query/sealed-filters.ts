@@ -1,6 +1,7 @@
 import type { DateTime } from 'luxon'
 import type { Dimension } from './dimensions.ts'
 import { compileFilters, filterTarget, type Filter, type FilterContext } from './filters.ts'
+import { PostingsChoice } from './sealed-postings.ts'
 import type { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
@@ -11,9 +12,6 @@ const POSTED: ReadonlySet<string> = new Set(POSTED_COLUMNS)
 
 /** The slot the build's postings statement takes (sql/queries/sealed_build_event_postings.sql). */
 export const postingsFragments = { posted_columns: POSTED_COLUMNS.join(', ') }
-
-/** The union of a build's postings that match an event predicate, from the UTC day of `from` on. */
-const postings = (predicate: string, from: string) => `(${renderSql('_sealed_event_postings', { predicate, from }).trim()})`
 
 /** What the filters of a sealed statement need of its build. */
 interface Build {
@@ -38,10 +36,10 @@ export function overlapStart(build: Build, start: DateTime): DateTime {
  * the events' scan for them starts there, not at the window's start. Other event filters scan the
  * events as without the sealed history.
  */
-export function sealedSessionFilters(filters: readonly Filter[], params: SqlParams, ctx: FilterContext): { sealed: string; live: string } {
+export function sealedSessionFilters(filters: readonly Filter[], params: SqlParams, ctx: FilterContext, postings = new PostingsChoice()): { sealed: string; live: string } {
   const sealed = compileFilters(filters, 'sessions', params, {
     ...ctx,
-    eventSessions: (predicate, column) => (POSTED.has(column) ? `bitmapContains(${postings(predicate, ctx.from)}, sno)` : undefined),
+    eventSessions: (predicate, column) => (POSTED.has(column) ? postings.test(predicate, ctx.from, params.values) : undefined),
     sessionKeys: true,
   })
   const live = compileFilters(filters, 'sessions', params, { ...ctx, from: `greatest(${ctx.from}, {held_from:DateTime64(3, 'UTC')})` })
@@ -63,9 +61,9 @@ export const filtersOnPostings = (filters: readonly Filter[]): boolean => filter
  * directly (L, 30d, `name is revenue`: that branch 133 -> 70 ms of CPU, a scan of the sealed
  * sessions fewer).
  */
-export function sealedRevenueFilters(filters: readonly Filter[], build: Build, earliest: DateTime, params: SqlParams) {
+export function sealedRevenueFilters(filters: readonly Filter[], build: Build, earliest: DateTime, params: SqlParams, postings?: PostingsChoice) {
   const from = params.add(clickhouseInstant(overlapStart(build, earliest)), "DateTime64(3, 'UTC')")
-  const passing = sealedSessionFilters(filters, params, { project: '{project:String}', from, to: `{to:DateTime64(3, 'UTC')}` })
+  const passing = sealedSessionFilters(filters, params, { project: '{project:String}', from, to: `{to:DateTime64(3, 'UTC')}` }, postings)
   const sessions = filters.every(onPostings) ? passing.sealed : renderSql('_sealed_revenue_sessions', { overlap_from: from, sealed_filters: passing.sealed })
   return { revenue_sessions: sessions, live_filters: passing.live }
 }

@@ -7,6 +7,7 @@ import { bucketExpression } from './insights.ts'
 import { filtersPages, type MetricsRequest } from './metrics.ts'
 import { earlier, holeConditions, HOUR_MS, liveSource, onUtcHour, sealedPlaceholders, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
 import { filteredRows, filtersOnPostings, filtersOnRows, sealedPageFiltering, sealedRevenueFilters, sealedSessionFilters } from './sealed-filters.ts'
+import type { PostingsChoice } from './sealed-postings.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant } from './time-range.ts'
 
@@ -47,7 +48,7 @@ function sealedDays(req: MetricsRequest, bucketStarts: readonly DateTime[], buil
  * day rows where no bucket starts inside one. With filters all on events' names, origins and paths,
  * a sealed part of whole UTC days takes its sessions from the session days (sql/schema/044_sealed_session_days.sql).
  */
-export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readonly DateTime[], build: SealedBuild): Statement {
+export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readonly DateTime[], build: SealedBuild, postings?: PostingsChoice): Statement {
   const earliest = req.previous?.start ?? req.range.start
   const byDimension = dimensionDays(req, bucketStarts, build, earliest)
   const rollup = byDimension
@@ -62,7 +63,7 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
   params.values.dimension = byDimension?.dimension.name ?? ''
   if (holes.length > 0) params.values.holes = holes
   const tz = params.add(req.range.timezone, 'String')
-  const filters = sealedSessionFilters(req.filters, params, ctx)
+  const filters = sealedSessionFilters(req.filters, params, ctx, postings)
   const pages = filtersPages(req.filters)
   const bucket = bucketExpression(req.interval, tz)
   const split = holeConditions(holes)
@@ -77,7 +78,7 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
   }
   // A revenue event's session meets a filter on the name that `revenue` meets: the revenue events skip it.
   const revenueOnes = revenueEventFilters(req.filters)
-  const revenueFilters = !byDimension && !pages && filters.sealed ? sealedRevenueFilters(revenueOnes, build, earliest, params) : undefined
+  const revenueFilters = !byDimension && !pages && filters.sealed ? sealedRevenueFilters(revenueOnes, build, earliest, params, postings) : undefined
   // The days' sessions began in the window, so the revenue's postings (from an earlier day) pick the
   // same of them: one text, which ClickHouse unions once for both (L, 30d, `name is revenue`: 318 -> 283 ms of CPU).
   const daySessions = revenueFilters && revenueOnes.length === req.filters.length ? revenueFilters.revenue_sessions : filters.sealed

@@ -6,6 +6,7 @@ import { UNINDEXED_SETS } from './filters.ts'
 import { windowPlaceholders, type PageRequest } from './insights.ts'
 import { breakdownVisitors } from './sealed-breakdown-visitors.ts'
 import { filteredRows, sealedSessionFilters } from './sealed-filters.ts'
+import type { PostingsChoice } from './sealed-postings.ts'
 import { renderSql } from './sql-templates.ts'
 import { clickhouseInstant, type TimeRange } from './time-range.ts'
 
@@ -156,19 +157,15 @@ export const sealedPeriods = (start: DateTime, end: DateTime, unit: number, clos
  * was sealed before C, so a window that reaches C takes them whole, and a window aligned on UTC days
  * reads no sealed session at all.
  */
-export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest, build: SealedBuild): Statement {
+export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest, build: SealedBuild, postings?: PostingsChoice): Statement {
   const rollups = filteredRows(dimension, req.filters, 'sealed_rollups')
   const rollup = req.filters.length > 0 && !rollups
     ? { from: req.range.start, to: req.range.start }
     : sealedPeriods(req.range.start, req.range.end, DAY_MS, build.closedAt)
   const blocks = sealedPeriods(rollup.from, rollup.to, BLOCK_MS, build.closedAt)
   const { params, ctx } = sealedPlaceholders(req.projectId, req.range, build, req.range.start, rollup, blocks, [24, 192])
-  Object.assign(params.values, {
-    dimension: dimension.name,
-    limit: req.limit,
-    offset: req.offset,
-  })
-  const filters = sealedSessionFilters(req.filters, params, ctx)
+  Object.assign(params.values, { dimension: dimension.name, limit: req.limit, offset: req.offset })
+  const filters = sealedSessionFilters(req.filters, params, ctx, postings)
   const parts = {
     column: dimension.column,
     prefix_column: dimension.prefix ?? "''",

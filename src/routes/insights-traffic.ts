@@ -29,7 +29,7 @@ import { insightsRoute } from './insights-route.ts'
 import { RANGE_HEADERS, SEALED_HEADERS } from './openapi-shared.ts'
 import { FiltersSchema, rangeHeaders, windowParams } from './params.ts'
 import { jsonParam } from './query-reader.ts'
-import { sealedBuildFor } from './sealed-build.ts'
+import { sealedBuildFor, sealedStatementFor } from './sealed-build.ts'
 
 export interface InsightsTrafficDeps {
   now: () => Date
@@ -118,7 +118,7 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
   const breakdown = async (c: Context<AppEnv>, dimension: Dimension, range: TimeRange, filters: Filter[]) => {
     const req = listRequest(c, range, filters, LIST_ROWS)
     const build = await sealedBuildFor(c, deps.sealed, range.timezone, 'sessions')
-    return rows<z.infer<typeof BreakdownRow>>(c, build ? sealedBreakdownStatement(dimension, req, build) : breakdownStatement(dimension, req))
+    return rows<z.infer<typeof BreakdownRow>>(c, build ? await sealedStatementFor(c, deps.sealed, build, (p) => sealedBreakdownStatement(dimension, req, build, p)) : breakdownStatement(dimension, req))
   }
 
   /** The /pages ranking of the whole window, from the sealed history where a build holds. */
@@ -135,7 +135,8 @@ export function insightsTrafficRoutes(deps: InsightsTrafficDeps) {
     const bucketStarts = metricsBuckets(range, q.interval)
     const req = { projectId: c.get('project').id, range, interval: q.interval, filters: q.filters ?? [] }
     const build = await sealedBuildFor(c, deps.sealed, range.timezone, 'sessions')
-    const metrics = assembleMetrics(await rows<MetricRow>(c, build ? sealedMetricsStatement(req, bucketStarts, build) : metricsStatement(req)), bucketStarts, false)
+    const statement = build ? await sealedStatementFor(c, deps.sealed, build, (p) => sealedMetricsStatement(req, bucketStarts, build, p)) : metricsStatement(req)
+    const metrics = assembleMetrics(await rows<MetricRow>(c, statement), bucketStarts, false)
     return c.json({ summary: metrics.metrics, series: metrics.series, interval: q.interval, startDate: isoWithOffset(range.start), endDate: isoWithOffset(range.end) }, 200)
   })
 

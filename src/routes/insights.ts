@@ -16,7 +16,7 @@ import { insightsRoute } from './insights-route.ts'
 import { PAGE_HEADERS, RANGE_HEADERS, SEALED_HEADERS } from './openapi-shared.ts'
 import { anyText, FiltersSchema, ignoredParam, rangeHeaders, windowParams } from './params.ts'
 import { jsonParam } from './query-reader.ts'
-import { sealedBuildFor } from './sealed-build.ts'
+import { sealedBuildFor, sealedStatementFor } from './sealed-build.ts'
 
 export interface InsightsDeps {
   signingKey: Buffer
@@ -96,7 +96,7 @@ export function insightsRoutes(deps: InsightsDeps) {
     const previous = q.previous === 'true' ? previousRange(range) : undefined
     const req = { projectId: c.get('project').id, range, previous, interval, filters: q.filters ?? [] }
     const build = await sealedBuild(c, range.timezone, 'sessions', 'events')
-    const statement = build ? sealedMetricsStatement(req, bucketStarts, build) : metricsStatement(req)
+    const statement = build ? await sealedStatementFor(c, deps.sealed, build, (p) => sealedMetricsStatement(req, bucketStarts, build, p)) : metricsStatement(req)
     const rows = await c.get('runner').rows<Parameters<typeof assembleMetrics>[0][number]>(statement, run(c))
     describeRange(c, range)
     return c.json(assembleMetrics(rows, bucketStarts, previous !== undefined), 200)
@@ -158,7 +158,7 @@ export function insightsRoutes(deps: InsightsDeps) {
       async (req, c) => {
         // Unfiltered, its visitors may be counted by their last day, less the live ones seen (sealed_live_seen).
         const build = await sealedBuild(c, req.range.timezone, 'sessions', ...(req.filters.length === 0 ? (['seen'] as const) : []))
-        return build ? sealedBreakdownStatement(dimension, req, build) : breakdownStatement(dimension, req)
+        return build ? sealedStatementFor(c, deps.sealed, build, (p) => sealedBreakdownStatement(dimension, req, build, p)) : breakdownStatement(dimension, req)
       },
       (row) => shapeBreakdown(dimension, row),
     )

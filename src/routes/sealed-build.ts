@@ -1,6 +1,8 @@
 import type { Context } from 'hono'
 import type { AppEnv } from '../app-env.ts'
+import type { Statement } from '../clickhouse/run.ts'
 import type { SealedBuild } from '../query/sealed.ts'
+import { PostingsChoice } from '../query/sealed-postings.ts'
 import { isoWithOffset } from '../query/time-range.ts'
 import type { LivePart, SealedHistory } from '../services/sealed/index.ts'
 
@@ -13,4 +15,10 @@ export async function sealedBuildFor(c: Context<AppEnv>, sealed: SealedHistory |
   const build = await sealed?.forRequest(c.get('project').id, { runner: c.get('runner'), signal: c.req.raw.signal, stats: c.get('stats') }, ...live)
   if (build) c.header('X-Quarry-Sealed-Until', isoWithOffset(build.closedAt.setZone(timezone)))
   return build
+}
+
+/** `render`'s statement for the build, once the sizes of the postings sets it tests are known. */
+export async function sealedStatementFor(c: Context<AppEnv>, sealed: SealedHistory | undefined, build: SealedBuild, render: (postings: PostingsChoice) => Statement): Promise<Statement> {
+  if (!sealed) return render(new PostingsChoice())
+  return sealed.statement(c.get('project').id, build, { runner: c.get('runner'), signal: c.req.raw.signal, stats: c.get('stats') }, render)
 }

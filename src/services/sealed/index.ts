@@ -14,6 +14,7 @@ import {
   type SealedLatestRow,
 } from '../../query/sealed.ts'
 import { sealedLiveSeenWriteStatement } from '../../query/sealed-breakdown-visitors.ts'
+import type { PostingsChoice } from '../../query/sealed-postings.ts'
 import { sealedLivePagesWriteStatement } from '../../query/sealed-pages.ts'
 import { sealedLiveProfilesWriteStatement } from '../../query/product/sealed-product.ts'
 import { sealedLiveHeldWriteStatement } from '../../query/product/sealed-units.ts'
@@ -21,6 +22,7 @@ import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, LATEST_TTL_MS, type RequestRun } 
 import { BuildSnapshots } from '../build-snapshots.ts'
 import { BuildScheduler } from '../build-scheduler.ts'
 import { dropBuildsBefore, sealProject } from './builder.ts'
+import { PostingsSizes } from './postings.ts'
 
 /**
  * The parts of what requests add after C, each snapshot written when a route first reads it: the
@@ -113,6 +115,7 @@ export class SealedHistory {
   private readonly ofBuilds: BuildSnapshots
   /** Per project, the C of the newest build seen: read by a request or just built. */
   private readonly sealedUntil = new Map<string, Date>()
+  private readonly postings = new PostingsSizes()
   /** The drops of replaced builds waiting out their grace. */
   private readonly drops = new Set<NodeJS.Timeout>()
 
@@ -169,6 +172,11 @@ export class SealedHistory {
     if (!run.runner.dryRun) this.planner.forget(projectId)
     schedule()
     return undefined
+  }
+
+  /** `render`'s statement for the project's build, once the sizes of the postings sets it tests are known (postings.ts). */
+  statement(projectId: string, build: SealedBuild, run: Omit<RequestRun, 'timeoutS'>, render: (postings: PostingsChoice) => Statement): Promise<Statement> {
+    return this.postings.statement(projectId, build, { ...run, timeoutS: this.opts.queryTimeoutS }, render)
   }
 
   private closing(): DateTime {
