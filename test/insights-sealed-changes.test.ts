@@ -236,6 +236,24 @@ describe('a burst after an insert', () => {
     expect(count('insights_breakdown_sealed:country')).toBe(12)
   })
 
+  it('reads the sizes of a filter\'s postings sets once for 8 concurrent requests, all exact', async () => {
+    const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0 })
+    const { runner, count } = recording()
+    const app = testApp(h.rt, { now: () => h.clock.now, sealed, runner })
+    const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-sizes' })
+    const query = { startDate: '2026-03-04T10:00:00Z', endDate: '2026-04-14T22:00:00Z' }
+    const filters: Filter[] = [{ name: 'name', operator: 'is', value: ['click'] }]
+    const ask = (q: Query) => requestAs(app, `http://quarry.test/insights/${U}/country?${queryString({ ...(q as object), limit: 1000 })}`, root)
+    expect((await ask(query)).headers.get('x-quarry-sealed-until')).not.toBeNull()
+    const burst = await Promise.all(Array.from({ length: 8 }, () => ask({ ...query, filters })))
+    const expected = model().breakdown(U, 'country', { start: Date.parse(query.startDate), end: Date.parse(query.endDate) + 1, timezone: 'UTC' }, filters)
+    for (const res of burst) {
+      expect(res.headers.get('x-quarry-sealed-until')).not.toBeNull()
+      expect(res.body).toEqual(expected)
+    }
+    expect(count('sealed_postings_sizes')).toBe(1)
+  })
+
   it('lists its planning reads under explain=sql with parameters that run beside the route statement\'s, in the one map', async () => {
     // A dry run plans as the planner last saw the data: a request first, on a build.
     await seal()

@@ -108,7 +108,7 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
     const cached = this.latest.get(projectId)
     let entry = cached && Date.now() - cached.read < LATEST_TTL_MS ? cached : undefined
     if (!entry && run.runner.dryRun) {
-      await run.runner.rows<Row>(this.kind.latest([projectId]), opts(run))
+      await run.runner.rows<Row>(this.kind.latest([projectId]), requestOptions(run))
       entry = cached
     } else if (!entry) {
       entry = await this.shared.run(`latest:${projectId}`, run, async (own) => {
@@ -158,7 +158,7 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
     const known = this.counts.get(projectId)
     if (!run.runner.dryRun && known?.version === build.version && known.after === after && Date.now() - known.at < this.insertsTtlMs) return known.count
     const query = { projectId, closedAt: build.closedAt, since: build.insertsSince, verified: after }
-    if (run.runner.dryRun) return (await readInsertCounts(run.runner, [query], opts(run)))[0]!
+    if (run.runner.dryRun) return (await readInsertCounts(run.runner, [query], requestOptions(run)))[0]!
     const key = `inserts:${projectId}:${build.version}:${after}`
     return this.shared.run(key, run, async (own) => {
       const count = await this.insertReads.load(key, query, run.runner, own)
@@ -223,7 +223,7 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
     await writeInLane(run.runner, write, run.timeoutS)
     // Urgent: under a burst the requests waiting for this write would otherwise keep it out of the gate.
     const query = { projectId, closedAt: build.closedAt, since: build.insertsSince }
-    const [count] = await readInsertCounts(run.runner, [query], { ...opts(detached), urgent: true })
+    const [count] = await readInsertCounts(run.runner, [query], { ...requestOptions(detached), urgent: true })
     const verified = this.verified.get(projectId)
     if (count!.inserts !== inserts || verified?.version !== build.version || verified.inserts !== inserts) return
     verified.stamps.set(part, { id: stamp, at: Date.now() })
@@ -241,7 +241,7 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
  * one line. The read runs detached from the request that starts it (its own deadline, no signal),
  * so that request's cancellation does not fail the others; its time counts in that request's stats.
  */
-class SharedReads {
+export class SharedReads {
   private readonly flights = new SingleFlight<unknown>()
 
   /** A request that joins a read under way has waited on shared work (QueryStats.waited). */
@@ -260,4 +260,5 @@ class SharedReads {
 export const readInsertCounts = async (runner: QueryRunner, entries: InsertQuery[], own: RunOptions): Promise<InsertCount[]> =>
   insertCounts(entries, await runner.rows<InsertCountRow>(eventInsertsStatement(entries), own))
 
-const opts = (run: RequestRun) => ({ timeoutS: run.timeoutS, signal: run.signal, stats: run.stats })
+/** A request's own options for a read it runs itself. */
+export const requestOptions = (run: RequestRun) => ({ timeoutS: run.timeoutS, signal: run.signal, stats: run.stats })

@@ -1,7 +1,7 @@
-import type { Statement } from '../../clickhouse/run.ts'
+import type { RunOptions, Statement } from '../../clickhouse/run.ts'
 import type { SealedBuild } from '../../query/sealed.ts'
 import { PostingsChoice, testedAsList } from '../../query/sealed-postings.ts'
-import type { RequestRun } from '../build-planner.ts'
+import { requestOptions, SharedReads, type RequestRun } from '../build-planner.ts'
 
 /** Sets remembered per build, past which a project's are forgotten (a dashboard asks a handful). */
 const MAX_SETS = 1_000
@@ -14,6 +14,7 @@ const MAX_SETS = 1_000
  */
 export class PostingsSizes {
   private readonly known = new Map<string, { version: number; small: Map<string, boolean> }>()
+  private readonly shared = new SharedReads()
 
   /** `render`'s statement, given what is known of the sets it tests once their sizes are. */
   async statement(projectId: string, build: SealedBuild, run: RequestRun, render: (postings: PostingsChoice) => Statement): Promise<Statement> {
@@ -26,7 +27,9 @@ export class PostingsSizes {
     const statement = render(choice)
     const sizes = choice.sizes(statement.params)
     if (!sizes) return statement
-    const rows = await run.runner.rows<{ set: number; posted: number; sealed: number }>(sizes.statement, { timeoutS: run.timeoutS, signal: run.signal, stats: run.stats })
+    const read = (own: RunOptions) => run.runner.rows<{ set: number; posted: number; sealed: number }>(sizes.statement, own)
+    // A dashboard opened with a filter asks its sets in a burst of requests: one read for them all.
+    const rows = run.runner.dryRun ? await read(requestOptions(run)) : await this.shared.run(`${projectId}:${build.version}:${sizes.keys.join('\n')}`, run, read)
     if (rows.length === 0) return statement
     for (const row of rows) known.small.set(sizes.keys[row.set]!, testedAsList(row.posted, row.sealed))
     return render(new PostingsChoice(known.small))
