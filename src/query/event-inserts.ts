@@ -19,7 +19,7 @@ export interface InsertQuery {
 export const eventInsertsStatement = (entries: readonly InsertQuery[]): Statement => ({
   name: 'event_inserts_since',
   sql: renderSql('event_inserts_since'),
-  // Named apart from the route statements' own: explain=sql lists every statement's under one map.
+  // Named apart from the route statements' own, so that explain=sql's one map renames none of them.
   params: {
     inserts_projects: entries.map((e) => e.projectId),
     inserts_closed: entries.map((e) => clickhouseInstant(e.closedAt)),

@@ -17,6 +17,9 @@ export const testedAsList = (posted: number, sealed: number): boolean => posted 
 
 const PLACEHOLDER = /\{(\w+):[^{}]+\}/g
 
+/** The build's postings that match `predicate` from the UTC day of `from` on, as `sessions` gives them. */
+const postings = (predicate: string, from: string, sessions: string) => renderSql('_sealed_event_postings', { predicate, from, sessions }).trim()
+
 /**
  * How a sealed statement tests that a sealed session is in a postings set (a filter on an event's
  * name, origin or path): with IN where the set is known to be small, with its bitmap otherwise. A
@@ -34,15 +37,16 @@ export class PostingsChoice {
     const key = JSON.stringify([predicate, from, [...`${predicate} ${from}`.matchAll(PLACEHOLDER)].map((m) => values[m[1]!])])
     const small = this.small.get(key)
     if (small === undefined) this.unknown.set(key, { predicate, from })
-    const postings = (sessions: string) => renderSql('_sealed_event_postings', { predicate, from, sessions }).trim()
-    return small ? `sno IN (${postings('arrayJoin(bitmapToArray(sessions))')})` : `bitmapContains((${postings('groupBitmapMergeState(sessions)')}), sno)`
+    return small
+      ? `sno IN (${postings(predicate, from, 'arrayJoin(bitmapToArray(sessions))')})`
+      : `bitmapContains((${postings(predicate, from, 'groupBitmapMergeState(sessions)')}), sno)`
   }
 
   /** The read of the unknown sets' sizes, its rows numbered by `keys`; undefined when every size is known. */
   sizes(params: Record<string, unknown>): { statement: Statement; keys: string[] } | undefined {
     if (this.unknown.size === 0) return undefined
     const keys = [...this.unknown.keys()]
-    const sets = [...this.unknown.values()].map(({ predicate, from }, set) => renderSql('_sealed_postings_size', { set: String(set), predicate, from }).trim())
+    const sets = [...this.unknown.values()].map(({ predicate, from }, set) => renderSql('_sealed_postings_size', { set: String(set), from, posted: postings(predicate, from, 'bitmapCardinality(groupBitmapMergeState(sessions))') }).trim())
     return { statement: { name: 'sealed_postings_sizes', sql: renderSql('sealed_postings_sizes', { sets: sets.join('\nUNION ALL\n') }), params }, keys }
   }
 }
