@@ -22,6 +22,8 @@ export interface AppEnv {
     runner: QueryRunner
     /** The app's Prometheus instruments, for what a handler counts after the response (streamed exports); none when the app has no metrics. */
     metrics: Metrics | undefined
+    /** Admission's refusal on the queue's pace, carried out only if the request needs work (http/admission.ts). */
+    refusal: (() => Error) | undefined
     /** Parameters accepted only because OpenPanel accepts them, for X-Quarry-Ignored (http/ignored.ts). */
     ignored: string[] | undefined
   }

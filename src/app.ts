@@ -6,7 +6,7 @@ import { emptyStats, type QueryRunner } from './clickhouse/run.ts'
 import type { Config } from './config.ts'
 import { createAuth, type AuthHooks } from './auth/middleware.ts'
 import { accessLog } from './http/access-log.ts'
-import { admission, admissionLimit } from './http/admission.ts'
+import { admission, admissionLimit, admitted } from './http/admission.ts'
 import { compressLarge } from './http/compression.ts'
 import { apiCors } from './http/cors.ts'
 import { explainable } from './http/explain.ts'
@@ -87,7 +87,8 @@ export function buildApp(deps: AppDeps) {
     }),
   )
   app.use('*', accessLog(deps.logger))
-  // Overload is refused here, before any work, so requests cannot pile up in front of the query gate.
+  // Overload is judged here, before any work, so requests cannot pile up in front of the query gate;
+  // a refusal on the queue's pace is carried out past the response cache (`admitted`).
   app.use(
     '*',
     admission({
@@ -129,6 +130,7 @@ export function buildApp(deps: AppDeps) {
     app.use('/insights/*', deps.responseCache.middleware('7d'))
     app.use('/export/charts', deps.responseCache.middleware('30d'))
   }
+  app.use('*', admitted)
 
   app.route('/', systemRoutes({ runner: deps.runner, shutdown: deps.shutdown }))
   // Inside the cache, so that a cached answer keeps its X-Quarry-Ignored.

@@ -7,10 +7,12 @@ import { gunzipSync } from 'node:zlib'
 import { decompress as zstdDecompress } from '@mongodb-js/zstd'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClientRow, revokeClient } from '../src/auth/clients.ts'
-import type { QueryRunner } from '../src/clickhouse/run.ts'
+import { createQueryGate } from '../src/clickhouse/gate.ts'
+import { createQueryRunner, type QueryRunner } from '../src/clickhouse/run.ts'
 import { LruCache } from '../src/http/cache/lru.ts'
 import { createResponseCache, type ResponseCacheOptions } from '../src/http/cache/middleware.ts'
 import { eventsWatermark } from '../src/http/cache/watermark.ts'
+import { createLogger } from '../src/log.ts'
 import { createProject } from '../src/projects.ts'
 import { DIMENSIONS } from '../src/query/dimensions.ts'
 import { buildEvents, NOW, PROJECTS } from './fixtures/insights-data.ts'
@@ -341,6 +343,41 @@ describe('what it keeps', () => {
     expect(lru.bytes).toBeLessThanOrEqual(1000)
     lru.set(entry('huge', 5000))
     expect(lru.get('huge', 0)).toBeUndefined()
+  })
+})
+
+describe('while the queries in progress would keep a new one waiting too long', () => {
+  it('answers hits and the requests coalesced onto one in flight, and refuses (503) only a request that would queue', async () => {
+    const gate = createQueryGate({ concurrency: 1, maxQueued: 64 })
+    const runner = createQueryRunner(rt.engine, gate, createLogger('silent'))
+    const config = { ...rt.config, QUARRY_MAX_CONCURRENT_QUERIES: 1, QUARRY_MAX_QUEUE_WAIT_MS: 20 }
+    // The watermark read once here, not again behind the held slot.
+    const cache = createResponseCache({ now: () => clock.now, watermark: eventsWatermark(runner) }, { watermarkTtlMs: 600_000 })
+    const app = testApp(rt, { now: () => clock.now, runner, config, responseCache: cache })
+    const url = (startDay: number) => `http://quarry.test/insights/${U}/metrics?startDate=2026-03-${String(startDay).padStart(2, '0')}&endDate=2026-04-01`
+    // Cached, and the pace measured: the request ran alone, its time is one turn.
+    expect((await call(app, url(1))).cache).toBe('miss')
+    // The engine's one slot held; eight requests that query wait behind it, and two more ask for one
+    // of their answers: by the pace, a ninth query would wait eight turns.
+    let release = () => {}
+    const held = gate.run(() => new Promise<void>((done) => (release = done)))
+    const days = [2, 3, 4, 5, 6, 7, 8, 9]
+    const queued = days.map((day) => call(app, url(day)))
+    for (let i = 0; gate.queued < days.length; i++) {
+      if (i > 500) throw new Error(`only ${gate.queued} of ${days.length} requests reached the gate`)
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    const coalesced = [call(app, url(8)), call(app, url(9))]
+    const hit = await call(app, url(1))
+    expect(hit.status).toBe(200)
+    expect(hit.cache).toBe('hit')
+    const refused = await call(app, url(10))
+    expect(refused.status).toBe(503)
+    expect(JSON.parse(refused.body)).toMatchObject({ code: 'overloaded', message: 'Quarry is busy; retry shortly' })
+    release()
+    await held
+    expect((await Promise.all(queued)).map((r) => [r.status, r.cache])).toEqual(days.map(() => [200, 'miss']))
+    expect((await Promise.all(coalesced)).map((r) => [r.status, r.cache])).toEqual([[200, 'coalesced'], [200, 'coalesced']])
   })
 })
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { AppEnv } from '../../src/app-env.ts'
 import { emptyStats } from '../../src/clickhouse/run.ts'
 import { OverloadedError } from '../../src/clickhouse/gate.ts'
-import { admission } from '../../src/http/admission.ts'
+import { admission, admitted } from '../../src/http/admission.ts'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -12,6 +12,13 @@ function app(opts: Parameters<typeof admission>[0], ms: number, write: Promise<u
   const app = new Hono<AppEnv>()
   let busy: Promise<unknown> = Promise.resolve()
   app.use('*', admission(opts))
+  // A cache hit is answered before the point where admission's verdict is carried out, as in app.ts.
+  app.get('/hit', async (c) => {
+    c.set('stats', emptyStats())
+    await sleep(1)
+    return c.text('hit')
+  })
+  app.use('*', admitted)
   /** Asks for a query, waits for `shared` first when given (outside any slot), then takes its turn. */
   const query = async (c: Context<AppEnv>, shared?: Promise<unknown>) => {
     const stats = emptyStats()
@@ -30,12 +37,6 @@ function app(opts: Parameters<typeof admission>[0], ms: number, write: Promise<u
   app.get('/work', (c) => query(c))
   // A request that waits for shared work (a snapshot write) outside any slot, then takes its turn.
   app.get('/after-write', (c) => query(c, write))
-  // A cache hit: no query asked, a moment of work.
-  app.get('/hit', async (c) => {
-    c.set('stats', emptyStats())
-    await sleep(1)
-    return c.text('hit')
-  })
   app.onError((err, c) => c.text(err instanceof OverloadedError ? `refused: ${err.message}` : 'other', 503))
   return app
 }
@@ -77,6 +78,25 @@ describe('admission with a pace', () => {
     // Hits in progress do not hold up a request that queries either.
     const [work] = await Promise.all([timedRequest(a), ...Array.from({ length: 20 }, () => a.request('/hit'))])
     expect(work.status).toBe(200)
+  })
+
+  it('answers a cache hit that arrives while the queue is too long, and still refuses a request that would join it', async () => {
+    const a = app({ limit: 1000, pace: { slots: 1, queueWaitMs: 100 } }, 40)
+    // A pace of ~40 ms a turn, measured while saturated.
+    await Promise.all(Array.from({ length: 3 }, () => timedRequest(a)))
+    // Ten queries in progress on one slot, as when a warm cache's entries expire at once: by the pace
+    // the next request to query would wait ~400 ms.
+    const queued = Array.from({ length: 10 }, () => a.request('/work'))
+    await sleep(5)
+    const [hits, work] = await Promise.all([
+      Promise.all(Array.from({ length: 20 }, () => Promise.resolve(a.request('/hit')).then((r) => r.status))),
+      timedRequest(a),
+    ])
+    expect(hits.filter((s) => s === 200)).toHaveLength(20)
+    expect(work.status).toBe(503)
+    expect(work.body).toBe('refused: the requests ahead would not be through within 100 ms')
+    expect(work.ms).toBeLessThan(75)
+    await Promise.all(queued)
   })
 
   it('does not take the time between two queries, while only requests that query none were in progress, for a turn', async () => {
