@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { watchStatement, type Telemetry } from '../telemetry/statement.ts'
+import { commandOnServer } from './engine/http.ts'
 import type { Engine } from './engine/index.ts'
 import { classifyEngineError, EngineQueryError, EngineUnavailableError, errorClass, QueryTimeoutError } from './errors.ts'
 import { OverloadedError, type QueryGate } from './gate.ts'
@@ -52,8 +53,8 @@ export type BackgroundKind = 'build' | 'snapshot'
 export interface CommandOptions {
   background?: BackgroundKind
   /**
-   * Once aborted, the statement is not sent; in a background lane, one running is stopped too.
-   * Elsewhere it runs to its end: the embedded connection's abort only stops waiting for it.
+   * Once aborted, the statement is not sent; in a background lane or on a server, one running is
+   * stopped too. Embedded outside a lane it runs to its end: chDB's call cannot be left early.
    */
   signal?: AbortSignal
 }
@@ -274,6 +275,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
         const lane = opts.background && engine.background?.[opts.background]
         opts.signal?.throwIfAborted()
         if (lane) await lane.command(stmt.sql, stmt.params, opts.signal)
+        else if (opts.signal && engine.mode === 'http') await commandOnServer(engine, stmt.sql, stmt.params, opts.signal)
         else await engine.client.command({ query: stmt.sql, query_params: stmt.params })
         watch.done(performance.now() - started)
         logger.debug({ query: stmt.name, ms: Math.round(performance.now() - started) }, 'command')

@@ -1,4 +1,5 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
+import { randomUUID } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import { DEFAULT_STREAM_FIRST_BYTE_TIMEOUT_MS } from '../../config.ts'
 import { CLUSTER_QUERY_SETTINGS, quote, registerCluster } from '../cluster.ts'
@@ -130,4 +131,24 @@ export function httpEngine(
     close: () => client.close(),
   }
   return engine
+}
+
+/**
+ * A statement on a server that stops where it runs once `signal` is aborted (a build step at
+ * shutdown): the server does not notice a closed connection until it writes, and a build step
+ * writes nothing back. The call fails once the server has taken the kill (asynchronous there: the
+ * step ends moments later, its rows never registered by a build that stopped). Embedded, chDB's
+ * call cannot be left while it runs, so only the lanes take a signal there.
+ */
+export async function commandOnServer(engine: Engine, sql: string, params: Record<string, unknown>, signal: AbortSignal): Promise<void> {
+  const queryId = randomUUID()
+  let killing: Promise<void> | undefined
+  const onAbort = () => (killing = engine.kill(queryId).catch(() => {}))
+  signal.addEventListener('abort', onAbort, { once: true })
+  try {
+    await engine.client.command({ query: sql, query_params: params, query_id: queryId, abort_signal: signal })
+  } finally {
+    signal.removeEventListener('abort', onAbort)
+    await killing
+  }
 }
