@@ -342,6 +342,59 @@ describe("a request while its part's snapshot write is under way", () => {
   }
 })
 
+describe('the request that starts a snapshot write', () => {
+  // The first write of /pages' part is slowed to 400 ms; the second held until released.
+  for (const longWriteMs of [300, Infinity]) {
+    const waits = longWriteMs < Infinity
+    it(`${waits ? "waits for it when the part's last write took snapshotLongWriteMs or more" : 'computes its part while it runs when the last write was shorter'}: the same answer as the model`, async () => {
+      const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, snapshotWaitMs: 5_000, snapshotLongWriteMs: longWriteMs, insertsTtlMs: 0 })
+      let writes = 0
+      let release!: () => void
+      const held = new Promise<void>((r) => (release = r))
+      const stamps: unknown[] = []
+      const runner: QueryRunner = {
+        ...h.rt.runner,
+        rows: (stmt, opts) => {
+          if (stmt.name === 'insights_pages_sealed') stamps.push(stmt.params.pages_stamp)
+          return h.rt.runner.rows(stmt, opts)
+        },
+        command: async (stmt, opts) => {
+          if (stmt.name === 'sealed_live_pages_write') {
+            writes += 1
+            await (writes === 1 ? new Promise((r) => setTimeout(r, 400)) : held)
+          }
+          return h.rt.runner.command(stmt, opts)
+        },
+      }
+      const app = testApp(h.rt, { now: () => h.clock.now, sealed, runner })
+      const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: `root-starter-${longWriteMs}` })
+      const c = cases(43, 12).find((x) => x.project === U && x.filters.length === 0)!
+      const ask = () => requestAs(app, `http://quarry.test/insights/${U}/pages?${queryString({ ...(c.query as object), limit: 1000 })}`, root)
+      // No write timed yet: the first request computes its part while the first write runs.
+      const first = await ask()
+      expect(first.body).toEqual(model().pages(U, c.w, c.filters))
+      expect(stamps).toEqual([undefined])
+      await sealed.snapshotsWritten(U)
+      // An event after C, and the least time between two writes of a part: the next request starts the next write.
+      await insert([extra(`lw-${waits ? 'wait' : 'compute'}`, 'lw-p1', '2026-04-14T22:26:00Z', { country: 'PT' })])
+      await new Promise((r) => setTimeout(r, 2_100))
+      let answered = false
+      const second = ask().then((res) => ((answered = true), res))
+      await new Promise((r) => setTimeout(r, 400))
+      expect(answered).toBe(!waits)
+      release()
+      const res = await second
+      await sealed.snapshotsWritten(U)
+      expect(res.status).toBe(200)
+      expect(res.body).toEqual(model().pages(U, c.w, c.filters))
+      expect(stamps).toHaveLength(2)
+      if (waits) expect(stamps[1]).toBeGreaterThan(0)
+      else expect(stamps[1]).toBeUndefined()
+      expect(writes).toBe(2)
+    })
+  }
+})
+
 describe('the live sessions', () => {
   it('are written once the build is verified and read from there; explained, the statement shows the stamp it reads', async () => {
     await get(U, 'country', { range: '30d' })

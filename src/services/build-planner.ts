@@ -60,6 +60,16 @@ interface Written {
   at: number
   writing?: Promise<void>
   inserts?: number
+  /** Once ended, how long it took. */
+  tookMs?: number
+}
+
+/** How requests wait for a part's snapshot write instead of computing the part themselves. */
+export interface SnapshotWait {
+  /** How long after a write began a request may wait for it (0: none waits). */
+  ms: number
+  /** The request that starts a write waits for it too when the part's previous write took this long. */
+  longWriteMs: number
 }
 
 interface Latest<B> {
@@ -171,14 +181,16 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
    * The stamp of a snapshot of one part of what comes after C as it is now, for a build `holds`
    * just passed; undefined when the kind takes none or none is written yet (the request then
    * computes its own). A missing or aging snapshot is written in the background lane, beside the
-   * requests. The request that starts the write does not wait for it: the first request after an
-   * insert on M paid ~300 ms for the write and the count after it, against ~70 for computing its
-   * part (benchmarks/README.md). One that arrives while it runs, for the same inserts, waits for it
-   * up to `waitMs` after the write began (outside the gate, counted as shared work it waited on),
-   * then computes its part if it is not written by then: on L, each request computing /pages' part
-   * held every other request behind it on chDB's one line, and slowed the write.
+   * requests. A request that arrives while it runs, for the same inserts, waits for it up to
+   * `wait.ms` after the write began (outside the gate, counted as shared work it waited on), then
+   * computes its part if it is not written by then: on L, each request computing /pages' part held
+   * every other request behind it on chDB's one line, and slowed the write. The request that starts
+   * the write waits for it only where the part's previous write took `wait.longWriteMs` or more:
+   * the first request after an insert on M paid ~300 ms for the write and the count after it,
+   * against ~70 for computing its part (benchmarks/README.md), but on L computing /pages' part
+   * held the line for 0.3–2.3 s.
    */
-  async snapshot(projectId: string, build: B, run: RequestRun, part: Part, waitMs = 0): Promise<number | undefined> {
+  async snapshot(projectId: string, build: B, run: RequestRun, part: Part, wait: SnapshotWait): Promise<number | undefined> {
     const verified = this.verified.get(projectId)
     if (!this.kind.snapshots || verified?.version !== build.version) return undefined
     const stamp = verified.stamps.get(part)
@@ -191,18 +203,15 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
       return now && Date.now() - now.at < SNAPSHOT_READ_MAX_AGE_MS ? now.id : undefined
     }
     if (!last?.writing && !(last && Date.now() - last.at < SNAPSHOT_INTERVAL_MS)) {
+      const began = Date.now()
       const writing = this.writeSnapshot(projectId, build, verified.inserts, run, part)
         .catch((err: unknown) => this.failed(err, projectId, part))
-        .finally(() => parts.set(part, { at: Date.now() }))
-      parts.set(part, { at: Date.now(), writing, inserts: verified.inserts })
-    } else if (last?.writing && last.inserts === verified.inserts && !stamp && waitMs > 0) {
-      const left = last.at + waitMs - Date.now()
-      if (left > 0) {
-        if (run.stats) run.stats.waited += 1
-        let timer: NodeJS.Timeout | undefined
-        await Promise.race([last.writing, new Promise<void>((r) => (timer = setTimeout(r, left)))])
-        clearTimeout(timer)
-      }
+        .finally(() => parts.set(part, { at: Date.now(), tookMs: Date.now() - began }))
+      const started: Written = { at: began, writing, inserts: verified.inserts }
+      parts.set(part, started)
+      if ((last?.tookMs ?? 0) >= wait.longWriteMs) await waitFor(started, wait.ms, run)
+    } else if (last?.writing && last.inserts === verified.inserts && !stamp) {
+      await waitFor(last, wait.ms, run)
     }
     // One written for the same inserts is as exact while its rows last (an hour).
     return readable()
@@ -233,6 +242,16 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
   forget(projectId: string): void {
     this.latest.delete(projectId)
   }
+}
+
+/** Waits for a snapshot write up to `waitMs` after it began, as shared work the request waited on (QueryStats.waited). */
+async function waitFor(written: Written, waitMs: number, run: RequestRun): Promise<void> {
+  const left = written.at + waitMs - Date.now()
+  if (left <= 0 || !written.writing) return
+  if (run.stats) run.stats.waited += 1
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([written.writing, new Promise<void>((r) => (timer = setTimeout(r, left)))])
+  clearTimeout(timer)
 }
 
 /**

@@ -70,12 +70,19 @@ export interface SealedHistoryOptions {
   liveSnapshots?: boolean
   /**
    * How long after a snapshot write began a request that finds it running (for the same inserts)
-   * waits for it before computing its part itself (0: none waits). The request that starts a write
-   * never waits for it. A wait holds no gate slot and spends no queue budget (QueryStats.waited).
-   * Default 5 s: on L a request computing /pages' part held chDB's one line 0.3–2.3 s, and the write
-   * beside it took 1.6–2.4 s (7 s while four requests computed beside it at load 10).
+   * waits for it before computing its part itself (0: none waits). A wait holds no gate slot and
+   * spends no queue budget (QueryStats.waited). Default 5 s: on L a request computing /pages' part
+   * held chDB's one line 0.3–2.3 s, and the write beside it took 1.6–2.4 s (7 s while four requests
+   * computed beside it at load 10).
    */
   snapshotWaitMs?: number
+  /**
+   * The request that starts a snapshot write waits for it as well (up to `snapshotWaitMs`) when the
+   * part's previous write for the project took this long or more; below, it computes its part
+   * (default 500 ms: M's writes take ~300 ms and its parts ~70 ms to compute; L's /pages part
+   * 0.3–2.3 s, all of it on chDB's one line, every other request behind it).
+   */
+  snapshotLongWriteMs?: number
   /**
    * The sessions a build must have sealed in the SEEN_DAYS before C for breakdowns to count their
    * visitors by the last day (and write the `seen` snapshot they need); a smaller project's unions of
@@ -98,6 +105,7 @@ const DEFAULT_BUILD_TIMEOUT_S = 900
 const DEFAULT_REBUILD_INTERVAL_MS = 5 * 60_000
 const DEFAULT_COUNTED_MIN_SESSIONS = 400_000
 const DEFAULT_SNAPSHOT_WAIT_MS = 5_000
+const DEFAULT_SNAPSHOT_LONG_WRITE_MS = 500
 
 /** The sealed history `quarry serve` runs with, or none when QUARRY_SEALED=0. */
 export function configuredSealedHistory(
@@ -125,6 +133,7 @@ export class SealedHistory {
       rebuildIntervalMs: DEFAULT_REBUILD_INTERVAL_MS,
       liveSnapshots: true,
       snapshotWaitMs: DEFAULT_SNAPSHOT_WAIT_MS,
+      snapshotLongWriteMs: DEFAULT_SNAPSHOT_LONG_WRITE_MS,
       countedMinSessions: DEFAULT_COUNTED_MIN_SESSIONS,
       insertsTtlMs: DEFAULT_INSERTS_TTL_MS,
       replacedGraceMs: LATEST_TTL_MS + opts.queryTimeoutS * 1000 + 5_000,
@@ -162,7 +171,7 @@ export class SealedHistory {
     if (!build) return undefined
     if (await this.planner.holds(projectId, build, planning)) {
       if (build.recentSessions < this.opts.countedMinSessions) parts = parts.filter((part) => part !== 'seen')
-      const stamps = await Promise.all(parts.map((part) => this.planner.snapshot(projectId, build, planning, part, this.opts.snapshotWaitMs)))
+      const stamps = await Promise.all(parts.map((part) => this.planner.snapshot(projectId, build, planning, part, { ms: this.opts.snapshotWaitMs, longWriteMs: this.opts.snapshotLongWriteMs })))
       const stamped = { ...build }
       parts.forEach((part, i) => {
         if (stamps[i] !== undefined) stamped[STAMPS[part]] = stamps[i]
