@@ -185,10 +185,10 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
    * `wait.ms` after the write began (outside the gate, counted as shared work it waited on), then
    * computes its part if it is not written by then: on L, each request computing /pages' part held
    * every other request behind it on chDB's one line, and slowed the write. The request that starts
-   * the write waits for it only where the part's previous write took `wait.longWriteMs` or more:
-   * the first request after an insert on M paid ~300 ms for the write and the count after it,
-   * against ~70 for computing its part (benchmarks/README.md), but on L computing /pages' part
-   * held the line for 0.3–2.3 s.
+   * the write waits for it only where the part's previous write took `wait.longWriteMs` or more
+   * (benchmarks/experiments/starter-holds.ts): on L, /pages' starter computing its part held M's
+   * requests behind it for ~500 ms (waiting: ~100, the starter 575 -> 674 ms); M's starters, whose
+   * parts are quicker to compute than to write (/metrics 222 ms against 390 waiting), compute.
    */
   async snapshot(projectId: string, build: B, run: RequestRun, part: Part, wait: SnapshotWait): Promise<number | undefined> {
     const verified = this.verified.get(projectId)

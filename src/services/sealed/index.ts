@@ -79,8 +79,8 @@ export interface SealedHistoryOptions {
   /**
    * The request that starts a snapshot write waits for it as well (up to `snapshotWaitMs`) when the
    * part's previous write for the project took this long or more; below, it computes its part
-   * (default 500 ms: M's writes take ~300 ms and its parts ~70 ms to compute; L's /pages part
-   * 0.3–2.3 s, all of it on chDB's one line, every other request behind it).
+   * (default 500 ms: M's starters answer sooner computing; L's /pages starter computing held every
+   * other request on chDB's one line for ~500 ms; BuildPlanner.snapshot).
    */
   snapshotLongWriteMs?: number
   /**
