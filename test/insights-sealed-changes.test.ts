@@ -285,31 +285,55 @@ describe('a burst after an insert', () => {
   })
 })
 
+/**
+ * A runner that records the snapshot each /pages statement read (undefined: it computed the part
+ * after C), and counts /pages' snapshot writes, each of which waits for `delay(n)` first.
+ */
+function pagesWrites(delay: (write: number) => Promise<unknown>) {
+  const seen = { writes: 0, stamps: [] as unknown[] }
+  const runner: QueryRunner = {
+    ...h.rt.runner,
+    rows: (stmt, opts) => {
+      if (stmt.name === 'insights_pages_sealed') seen.stamps.push(stmt.params.pages_stamp)
+      return h.rt.runner.rows(stmt, opts)
+    },
+    command: async (stmt, opts) => {
+      if (stmt.name === 'sealed_live_pages_write') await delay(++seen.writes)
+      return h.rt.runner.command(stmt, opts)
+    },
+  }
+  return { runner, seen }
+}
+
+/**
+ * The second /pages request, asked while the write it would read is held: answered within 400 ms
+ * unless it `waits`; then the write released, its answer `expected`, read from the snapshot if it waited.
+ */
+async function askWhileHeld(ask: () => Promise<Reply>, release: () => void, sealed: SealedHistory, waits: boolean, expected: unknown, stamps: unknown[]) {
+  let answered = false
+  const second = ask().then((res) => ((answered = true), res))
+  await new Promise((r) => setTimeout(r, 400))
+  expect(answered).toBe(!waits)
+  release()
+  const res = await second
+  await sealed.snapshotsWritten(U)
+  expect(res.status).toBe(200)
+  expect(res.body).toEqual(expected)
+  expect(stamps).toHaveLength(2)
+  if (waits) expect(stamps[1]).toBeGreaterThan(0)
+  else expect(stamps[1]).toBeUndefined()
+}
+
 describe("a request while its part's snapshot write is under way", () => {
   // The write is held until released, so that the second request surely finds it under way.
   for (const waitMs of [5_000, 100]) {
     const waits = waitMs > 1_000
     it(`${waits ? 'waits for it and reads it' : 'past the wait, computes its part itself'}: the same answer as the model, the write run once`, async () => {
       const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, snapshotWaitMs: waitMs })
-      let writes = 0
       let release!: () => void
       const held = new Promise<void>((r) => (release = r))
-      /** The snapshot each /pages statement read (undefined: it computed the part after C). */
-      const stamps: unknown[] = []
-      const runner: QueryRunner = {
-        ...h.rt.runner,
-        rows: (stmt, opts) => {
-          if (stmt.name === 'insights_pages_sealed') stamps.push(stmt.params.pages_stamp)
-          return h.rt.runner.rows(stmt, opts)
-        },
-        command: async (stmt, opts) => {
-          if (stmt.name === 'sealed_live_pages_write') {
-            writes += 1
-            await held
-          }
-          return h.rt.runner.command(stmt, opts)
-        },
-      }
+      const { runner, seen } = pagesWrites(() => held)
+      const { stamps } = seen
       const app = testApp(h.rt, { now: () => h.clock.now, sealed, runner })
       const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: `root-wait-${waitMs}` })
       const c = cases(41, 12).find((x) => x.project === U && x.filters.length === 0)!
@@ -321,23 +345,12 @@ describe("a request while its part's snapshot write is under way", () => {
       expect(first.headers.get('x-quarry-sealed-until')).not.toBeNull()
       expect(first.body).toEqual(expected)
       expect(stamps).toEqual([undefined])
-      let answered = false
-      const second = ask().then((res) => ((answered = true), res))
-      await new Promise((r) => setTimeout(r, 400))
-      expect(answered).toBe(!waits)
-      release()
-      const res = await second
-      await sealed.snapshotsWritten(U)
-      expect(res.status).toBe(200)
-      expect(res.body).toEqual(expected)
-      expect(stamps).toHaveLength(2)
-      if (waits) expect(stamps[1]).toBeGreaterThan(0)
-      else expect(stamps[1]).toBeUndefined()
-      expect(writes).toBe(1)
+      await askWhileHeld(ask, release, sealed, waits, expected, stamps)
+      expect(seen.writes).toBe(1)
       // Written now: the next reads it.
       expect((await ask()).body).toEqual(expected)
       expect(stamps[2]).toBeGreaterThan(0)
-      expect(writes).toBe(1)
+      expect(seen.writes).toBe(1)
     })
   }
 })
@@ -348,24 +361,10 @@ describe('the request that starts a snapshot write', () => {
     const waits = longWriteMs < Infinity
     it(`${waits ? "waits for it when the part's last write took snapshotLongWriteMs or more" : 'computes its part while it runs when the last write was shorter'}: the same answer as the model`, async () => {
       const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, snapshotWaitMs: 5_000, snapshotLongWriteMs: longWriteMs, insertsTtlMs: 0 })
-      let writes = 0
       let release!: () => void
       const held = new Promise<void>((r) => (release = r))
-      const stamps: unknown[] = []
-      const runner: QueryRunner = {
-        ...h.rt.runner,
-        rows: (stmt, opts) => {
-          if (stmt.name === 'insights_pages_sealed') stamps.push(stmt.params.pages_stamp)
-          return h.rt.runner.rows(stmt, opts)
-        },
-        command: async (stmt, opts) => {
-          if (stmt.name === 'sealed_live_pages_write') {
-            writes += 1
-            await (writes === 1 ? new Promise((r) => setTimeout(r, 400)) : held)
-          }
-          return h.rt.runner.command(stmt, opts)
-        },
-      }
+      const { runner, seen } = pagesWrites((n) => (n === 1 ? new Promise((r) => setTimeout(r, 400)) : held))
+      const { stamps } = seen
       const app = testApp(h.rt, { now: () => h.clock.now, sealed, runner })
       const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: `root-starter-${longWriteMs}` })
       const c = cases(43, 12).find((x) => x.project === U && x.filters.length === 0)!
@@ -378,19 +377,8 @@ describe('the request that starts a snapshot write', () => {
       // An event after C, and the least time between two writes of a part: the next request starts the next write.
       await insert([extra(`lw-${waits ? 'wait' : 'compute'}`, 'lw-p1', '2026-04-14T22:26:00Z', { country: 'PT' })])
       await new Promise((r) => setTimeout(r, 2_100))
-      let answered = false
-      const second = ask().then((res) => ((answered = true), res))
-      await new Promise((r) => setTimeout(r, 400))
-      expect(answered).toBe(!waits)
-      release()
-      const res = await second
-      await sealed.snapshotsWritten(U)
-      expect(res.status).toBe(200)
-      expect(res.body).toEqual(model().pages(U, c.w, c.filters))
-      expect(stamps).toHaveLength(2)
-      if (waits) expect(stamps[1]).toBeGreaterThan(0)
-      else expect(stamps[1]).toBeUndefined()
-      expect(writes).toBe(2)
+      await askWhileHeld(ask, release, sealed, waits, model().pages(U, c.w, c.filters), stamps)
+      expect(seen.writes).toBe(2)
     })
   }
 })
