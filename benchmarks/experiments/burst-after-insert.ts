@@ -13,12 +13,11 @@
  *
  *   npx tsx benchmarks/experiments/burst-after-insert.ts DIR PROJECT [ROUNDS] [N] [unshared|WAIT_MS,…]
  */
-import { randomUUID } from 'node:crypto'
 import pino from 'pino'
 import { buildApp } from '../../src/app.ts'
 import type { CommandOptions, QueryRunner, RunOptions, Statement } from '../../src/clickhouse/run.ts'
 import { SealedHistory } from '../../src/services/sealed/index.ts'
-import { sealedProjectApp } from '../lib/sealed-project.ts'
+import { insertCopyOfLastEvent, sealedProjectApp } from '../lib/sealed-project.ts'
 
 const [dir, project, roundsArg, nArg, waitsArg] = process.argv.slice(2)
 if (!dir || !project) throw new Error('usage: burst-after-insert.ts DIR PROJECT [ROUNDS] [N] [WAIT_MS,…]')
@@ -69,13 +68,7 @@ async function request(app: (typeof variants)[number]['app'], path: string): Pro
   }
   return performance.now() - t0
 }
-async function insertOne(): Promise<void> {
-  await rt.runner.command({
-    name: 'insert_one',
-    sql: 'INSERT INTO events SELECT * REPLACE ({id:String} AS id) FROM events WHERE project_id = {p:String} ORDER BY created_at DESC LIMIT 1',
-    params: { id: randomUUID(), p: project },
-  })
-}
+const insertOne = () => insertCopyOfLastEvent(rt.runner, project)
 const settle = async () => {
   await Promise.all(variants.map((v) => v.sealed.snapshotsWritten(project)))
   await new Promise((r) => setTimeout(r, 2_200))

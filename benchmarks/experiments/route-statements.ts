@@ -7,9 +7,8 @@
  *
  * Statements are timed by wrapping the runtime's runner, in the process the app runs in.
  */
-import { randomUUID } from 'node:crypto'
 import type { CommandOptions, QueryRunner, RunOptions, Statement } from '../../src/clickhouse/run.ts'
-import { sealedProjectApp } from '../lib/sealed-project.ts'
+import { insertCopyOfLastEvent, sealedProjectApp } from '../lib/sealed-project.ts'
 
 const [dir, project, warmArg] = process.argv.slice(2)
 if (!dir || !project) throw new Error('usage: route-statements.ts DIR PROJECT [WARM_RUNS]')
@@ -55,14 +54,7 @@ async function request(path: string): Promise<{ ms: number; statements: { name: 
 const show = (s: { name: string; ms: number }[]) => s.map((x) => `${x.name} ${x.ms.toFixed(1)}`).join(', ')
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-async function insertOne(): Promise<void> {
-  const id = randomUUID()
-  await rt.runner.command({
-    name: 'insert_one',
-    sql: `INSERT INTO events SELECT * REPLACE ({id:String} AS id) FROM events WHERE project_id = {p:String} ORDER BY created_at DESC LIMIT 1`,
-    params: { id, p: project },
-  })
-}
+const insertOne = () => insertCopyOfLastEvent(rt.runner, project)
 
 for (const [name, path] of routes) {
   for (let i = 0; i < 3; i++) await request(path)

@@ -10,12 +10,11 @@
  *
  *   npx tsx benchmarks/experiments/starter-holds.ts DIR BIG OTHER [ROUNDS] [ROUTE] [LONG_WRITE_MS,…]
  */
-import { randomUUID } from 'node:crypto'
 import { loadavg } from 'node:os'
 import pino from 'pino'
 import { buildApp } from '../../src/app.ts'
 import { SealedHistory } from '../../src/services/sealed/index.ts'
-import { sealedProjectApp } from '../lib/sealed-project.ts'
+import { insertCopyOfLastEvent, sealedProjectApp } from '../lib/sealed-project.ts'
 
 const [dir, big, other, roundsArg, route = 'pages', longArg] = process.argv.slice(2)
 if (!dir || !big || !other) throw new Error('usage: starter-holds.ts DIR BIG OTHER [ROUNDS] [ROUTE] [LONG_WRITE_MS,…]')
@@ -41,12 +40,7 @@ async function request(app: (typeof variants)[number]['app'], path: string): Pro
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body}`)
   return performance.now() - t0
 }
-const insertOne = () =>
-  rt.runner.command({
-    name: 'insert_one',
-    sql: 'INSERT INTO events SELECT * REPLACE ({id:String} AS id) FROM events WHERE project_id = {p:String} ORDER BY created_at DESC LIMIT 1',
-    params: { id: randomUUID(), p: big },
-  })
+const insertOne = () => insertCopyOfLastEvent(rt.runner, big)
 const settle = async () => {
   await Promise.all(variants.flatMap((v) => [v.sealed.snapshotsWritten(big), v.sealed.snapshotsWritten(other)]))
   await new Promise((r) => setTimeout(r, 2_200))

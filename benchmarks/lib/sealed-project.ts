@@ -1,9 +1,10 @@
-import { randomInt } from 'node:crypto'
+import { randomInt, randomUUID } from 'node:crypto'
 import { DateTime } from 'luxon'
 import pino from 'pino'
 import { loadConfig } from '../../src/config.ts'
 import { newestClosing, readSealedLatest, sealedLatestStatement, sealedLiveEventsWriteStatement, sealedLiveWriteStatement, type SealedBuild } from '../../src/query/sealed.ts'
 import { sealedLivePagesWriteStatement } from '../../src/query/sealed-pages.ts'
+import type { QueryRunner } from '../../src/clickhouse/run.ts'
 import { openRuntime, type Runtime } from '../../src/runtime.ts'
 import { sealProject } from '../../src/services/sealed/builder.ts'
 import { SealedHistory, type SealedHistoryOptions } from '../../src/services/sealed/index.ts'
@@ -64,3 +65,14 @@ export async function sealedProjectApp(dir: string, project: string, clientName:
   const headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
   return { ...opened, app, headers, sealed }
 }
+
+/**
+ * Inserts a copy of the project's last event under a new id, at its instant: C and the data's clock
+ * stay, and the events after C change, as a small insert under traffic changes them.
+ */
+export const insertCopyOfLastEvent = (runner: QueryRunner, project: string): Promise<void> =>
+  runner.command({
+    name: 'insert_one',
+    sql: 'INSERT INTO events SELECT * REPLACE ({id:String} AS id) FROM events WHERE project_id = {p:String} ORDER BY created_at DESC LIMIT 1',
+    params: { id: randomUUID(), p: project },
+  })
