@@ -84,7 +84,7 @@ export function createMetrics(opts: { process?: boolean } = {}) {
     }),
     admissionRefusals: new Counter({
       name: 'quarry_admission_refusals_total',
-      help: 'Requests refused with 503 overloaded before any work, because too many were in progress',
+      help: 'Requests refused with 503 overloaded before any query of their own, because too many were in progress (a cache hit never is)',
       registers,
     }),
     authRefusals: new Counter({

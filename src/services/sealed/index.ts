@@ -18,7 +18,7 @@ import type { PostingsChoice } from '../../query/sealed-postings.ts'
 import { sealedLivePagesWriteStatement } from '../../query/sealed-pages.ts'
 import { sealedLiveProfilesWriteStatement } from '../../query/product/sealed-product.ts'
 import { sealedLiveHeldWriteStatement } from '../../query/product/sealed-units.ts'
-import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, LATEST_TTL_MS, type RequestRun } from '../build-planner.ts'
+import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, LATEST_TTL_MS, type RequestRun, type SnapshotWait } from '../build-planner.ts'
 import { BuildSnapshots } from '../build-snapshots.ts'
 import { BuildScheduler } from '../build-scheduler.ts'
 import { dropBuildsBefore, sealProject } from './builder.ts'
@@ -124,6 +124,8 @@ export class SealedHistory {
   /** Per project, the C of the newest build seen: read by a request or just built. */
   private readonly sealedUntil = new Map<string, Date>()
   private readonly postings = new PostingsSizes()
+  /** How requests wait for snapshot writes (the two options, as the planner takes them). */
+  private readonly snapshotWait: SnapshotWait
   /** The drops of replaced builds waiting out their grace. */
   private readonly drops = new Set<NodeJS.Timeout>()
 
@@ -139,6 +141,7 @@ export class SealedHistory {
       replacedGraceMs: LATEST_TTL_MS + opts.queryTimeoutS * 1000 + 5_000,
       ...opts,
     }
+    this.snapshotWait = { ms: this.opts.snapshotWaitMs, longWriteMs: this.opts.snapshotLongWriteMs }
     this.planner = new BuildPlanner(
       {
         latest: sealedLatestStatement,
@@ -171,7 +174,7 @@ export class SealedHistory {
     if (!build) return undefined
     if (await this.planner.holds(projectId, build, planning)) {
       if (build.recentSessions < this.opts.countedMinSessions) parts = parts.filter((part) => part !== 'seen')
-      const stamps = await Promise.all(parts.map((part) => this.planner.snapshot(projectId, build, planning, part, { ms: this.opts.snapshotWaitMs, longWriteMs: this.opts.snapshotLongWriteMs })))
+      const stamps = await Promise.all(parts.map((part) => this.planner.snapshot(projectId, build, planning, part, this.snapshotWait)))
       const stamped = { ...build }
       parts.forEach((part, i) => {
         if (stamps[i] !== undefined) stamped[STAMPS[part]] = stamps[i]
