@@ -21,33 +21,11 @@ async function parts(rt: Runtime): Promise<SettleReport['parts']> {
 }
 
 /**
- * Tables that merge each partition into one part once their parts are old enough
- * (`min_age_to_force_merge_seconds`) and have not yet done so. Until they have, a merge is still to
- * come however quiet system.merges looks (at 100M the sessions' one takes minutes), and FINAL
- * over several parts costs more than over one.
- */
-async function forcedMergesPending(rt: Runtime): Promise<number> {
-  const [row] = await rt.runner.rows<{ n: number }>(
-    {
-      name: 'bench_forced_merges',
-      sql: `SELECT count() AS n FROM (
-              SELECT table, partition FROM system.parts
-              WHERE active AND database = currentDatabase() AND table IN (
-                SELECT name FROM system.tables WHERE database = currentDatabase() AND engine_full LIKE '%min_age_to_force_merge_seconds%')
-              GROUP BY table, partition HAVING count() > 1)`,
-      params: {},
-    },
-    { timeoutS: 30 },
-  )
-  return row!.n
-}
-
-/**
  * Fresh parts read about twice as slowly as merged ones, so timing waits until ClickHouse's own
- * background merges are done: no merge running, no forced merge still to come, and the active
- * parts unchanged over three polls (two seconds apart). With `optimize`, OPTIMIZE … FINAL merges
- * each partition into one part first — faster, but a state a live system rarely reaches; the
- * report says which was used.
+ * background merges are done: no merge running and the active parts unchanged over three polls
+ * (two seconds apart). No table merges itself into one part any more (migration 053), so a settled
+ * table may keep several. With `optimize`, OPTIMIZE … FINAL merges each partition into one part
+ * first — faster, but a state a live system rarely reaches; the report says which was used.
  */
 export async function settle(rt: Runtime, opts: { optimize: boolean; maxWaitS: number; tables: string[] }): Promise<SettleReport> {
   const started = performance.now()
@@ -65,7 +43,7 @@ export async function settle(rt: Runtime, opts: { optimize: boolean; maxWaitS: n
       { timeoutS: 30 },
     )
     const now = JSON.stringify(await parts(rt))
-    const quiet = merging!.n === 0 && (await forcedMergesPending(rt)) === 0
+    const quiet = merging!.n === 0
     stable = quiet && now === previous ? stable + 1 : 0
     previous = now
     if (stable >= 3) {

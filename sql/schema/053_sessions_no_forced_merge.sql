@@ -1,0 +1,12 @@
+-- `sessions` no longer merges itself into one part once inserts pause for a minute (008's
+-- min_age_to_force_merge_seconds). The forced merge rewrote the whole table to absorb whatever was
+-- inserted last: on the 100M preset, 4 rows of one project made a 9.2 GiB, 29M-row merge that held a
+-- core for 200–237 s, once after every pause; chDB runs it in whichever process opens the directory,
+-- so every short command started it again and abandoned it.
+--
+-- What it bought is gone with the sealed history: requests read `sessions FINAL` only on a fallback
+-- (a build missing or overtaken by an insert) and on the per-session and profile routes; a build
+-- reads it once per project and hour. FINAL still merges only the key ranges that overlap another
+-- part, so a project no insert touched reads as from one part (benchmarks/README.md, "`sessions`
+-- without the forced merge").
+ALTER TABLE sessions RESET SETTING min_age_to_force_merge_seconds, min_age_to_force_merge_on_partition_only;
