@@ -21,7 +21,7 @@ import { newestClosing, SEALED_FORMAT } from '../../src/query/sealed.ts'
 import { renderSql } from '../../src/query/sql-templates.ts'
 import { clickhouseInstant } from '../../src/query/time-range.ts'
 import { openRuntime } from '../../src/runtime.ts'
-import { buildSteps, dropBuildsBefore } from '../../src/services/sealed/builder.ts'
+import { buildSteps, COMPACTED_TABLES, dropBuildsBefore } from '../../src/services/sealed/builder.ts'
 import { printBuildHashes } from '../lib/build-hashes.ts'
 import { dataClock } from '../lib/data-clock.ts'
 
@@ -57,6 +57,7 @@ const after: Record<string, string[]> = {
   sessions: ['event_visitors'],
   event_postings: ['sessions'],
   session_days: ['sessions'],
+  session_keys: ['sessions'],
   revenue_events: ['sessions'],
   dimension_revenue: ['revenue_events'],
   rollups: ['sessions'],
@@ -148,13 +149,8 @@ const wake = () => new Promise<void>((r) => waiters.push(r))
 await Promise.all(lanes.map((_, n) => lane(n, wake)))
 const stepsMs = performance.now() - started
 
-const TABLES = [
-  'sealed_sessions', 'sealed_rollups', 'sealed_rollup_last', 'sealed_event_rollups', 'sealed_event_halves', 'sealed_session_events', 'sealed_device_profiles',
-  'sealed_person_events', 'sealed_profile_rollups', 'sealed_page_views', 'sealed_page_days', 'sealed_page_ends', 'sealed_page_keys', 'sealed_page_countries',
-  'sealed_event_postings', 'sealed_revenue_events', 'sealed_page_revenue', 'sealed_dimension_revenue', 'sealed_session_days',
-]
 const compactions: string[] = []
-for (const table of TABLES) {
+for (const table of COMPACTED_TABLES) {
   const [{ parts } = { parts: 0 }] = await rt.runner.rows<{ parts: number }>({ name: 'versioned_parts', sql: renderSql('versioned_parts', { table }), params: { project, version } }, read)
   if (parts > 1) compactions.push(table)
 }

@@ -246,9 +246,10 @@ export interface SealedLatestRow {
  * their id (045); 18: /pages' day rows by country (048, /pages filtered on the country); 19: the span
  * of the linked and twofold episodes in the build's row (046, funnels by person from the held people's
  * snapshot) and each day's sessions numbered in key order; 20: each dimension's visitors counted on
- * the day of their last sealed session (047, breakdowns over whole days to C).
+ * the day of their last sealed session (047, breakdowns over whole days to C); 21: the keys of the
+ * sessions sealed whole, sorted (054, the crossing check).
  */
-export const SEALED_FORMAT = 20
+export const SEALED_FORMAT = 21
 
 export const sealedLatestStatement = (projectIds: readonly string[]): Statement => ({
   name: 'sealed_latest',

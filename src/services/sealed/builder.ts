@@ -38,7 +38,7 @@ const ONE_PART = 'max_insert_threads = 1, min_insert_block_size_rows = 0, min_in
 const WRITTEN_JOINS = 'query_plan_join_swap_table = false'
 
 /** The tables a build writes, each left as one part: compacted where its steps wrote several. */
-const COMPACTED_TABLES = [
+export const COMPACTED_TABLES = [
   'sealed_sessions',
   'sealed_rollups',
   'sealed_rollup_last',
@@ -58,6 +58,7 @@ const COMPACTED_TABLES = [
   'sealed_page_revenue',
   'sealed_dimension_revenue',
   'sealed_session_days',
+  'sealed_session_keys',
 ] as const
 /** Every table with rows of a build: those, the snapshots requests write, and the build's row. */
 const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_events', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_live_seen', 'sealed_active_users', 'sealed_builds'] as const
@@ -98,6 +99,7 @@ export function buildSteps(params: { project: string; version: number; closed: s
     step('sealed_build_visitors'),
     step('sealed_build_event_visitors'),
     step('sealed_build_sessions'),
+    step('sealed_build_session_keys'),
     step('sealed_build_event_postings', postingsFragments),
     step('sealed_build_session_days'),
     step('sealed_build_revenue_events'),
