@@ -404,6 +404,7 @@ async function loadPhase(name: string, job: Record<string, unknown>, note?: stri
 const cacheLatency: { name: string; latency: Summary; load: number[] }[] = []
 const throughput: LoadResult[] = []
 const warmRounds: { round: number; healthz_rps: number; warm_rps: number; ratio: number }[] = []
+let warmRatio: { median: number; rounds: typeof warmRounds } | undefined
 let stampede: { keys: number; single_c1: Summary; slowest_single_ms: number; result: LoadResult; p99_over_slowest: number } | undefined
 if (!args['skip-throughput']) {
   const M = projects.M.id
@@ -448,13 +449,19 @@ if (!args['skip-throughput']) {
         { urls: warmUrls, concurrency: CONCURRENCY, mode: 'shared', durationMs: LOAD_S * 1000 },
         `${warmUrls.length} aggregate endpoints of ${M}, a closed 30-day window (${day(31)} … ${day(1)}), pre-warmed`,
       )
-    const [first, second] = k % 2 === 1 ? [await ceiling(), await hits()] : [await hits(), await ceiling()]
-    const [healthz, warm] = k % 2 === 1 ? [first, second] : [second, first]
+    let healthz: LoadResult, warm: LoadResult
+    if (k % 2 === 1) {
+      healthz = await ceiling()
+      warm = await hits()
+    } else {
+      warm = await hits()
+      healthz = await ceiling()
+    }
     throughput.push(healthz, warm)
     warmRounds.push({ round: k, healthz_rps: healthz.rps, warm_rps: warm.rps, ratio: round(warm.rps / healthz.rps, 3) })
   }
-  const ratios = warmRounds.map((w) => w.ratio)
-  log(`warm / healthz by round: ${ratios.join(', ')}; median ${round(quantile(ratios, 0.5), 3)}`)
+  warmRatio = { median: round(quantile(warmRounds.map((w) => w.ratio), 0.5), 3), rounds: warmRounds }
+  log(`warm / healthz by round: ${warmRounds.map((w) => w.ratio).join(', ')}; median ${warmRatio.median}`)
   throughput.push(
     await loadPhase(
       `warm cache, windows reaching now, c=${CONCURRENCY}`,
@@ -562,7 +569,7 @@ const report = {
   latency,
   cache: cacheLatency,
   throughput,
-  warm_ratio: warmRounds.length ? { median: round(quantile(warmRounds.map((w) => w.ratio), 0.5), 3), rounds: warmRounds } : undefined,
+  warm_ratio: warmRatio,
   stampede,
   export: exportReport,
 }

@@ -1,6 +1,7 @@
 -- Sessions of a build that events from C on now continue while its tables took them as whole:
--- sealed sessions not held (looked up by key: sql/schema/054_sealed_session_keys.sql); and, for its page tables, any event after C of a session whose last
--- event before C is a view (kind 3), a view after C of any other (kind 4). Events are read from
+-- sealed sessions not held (looked up by key: sql/schema/054_sealed_session_keys.sql); and, for its
+-- page tables, any event after C of a session whose last event before C is a view (kind 3), a view
+-- after C of any other (kind 4). Events are read from
 -- `from` on: C, or later when the planner checked the events before it (build-planner.ts). Both
 -- kinds of page keys in one read: each subquery costs M ~5 ms to plan whatever it reads.
 SELECT
