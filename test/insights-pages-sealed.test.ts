@@ -14,6 +14,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eventMaker, PROJECTS } from './fixtures/insights-data.ts'
 import { createClientRow } from '../src/auth/clients.ts'
+import type { CommandOptions, Statement } from '../src/clickhouse/run.ts'
 import { SealedHistory } from '../src/services/sealed/index.ts'
 import { openInsights, queryString, requestAs, type Harness, type Query, type Reply } from './fixtures/insights-harness.ts'
 import { Dataset, ms, windowOf, type EventRow, type Filter, type Window } from './fixtures/insights-model.ts'
@@ -339,8 +340,11 @@ describe('when the data changes under the build', () => {
     expect(after.body).toEqual(model().pages(U, w))
   })
 
-  it('drops the replaced build once no request can still read it, and answers alike from the one left', async () => {
-    const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 0, replacedGraceMs: 300 })
+  it("drops the replaced build once no request can still read it, in the builds' lane, and answers alike from the one left", async () => {
+    // Where each drop ran: the builds' lane, not the requests' line.
+    const drops: (string | undefined)[] = []
+    const runner = { ...h.rt.runner, command: (stmt: Statement, opts?: CommandOptions) => (stmt.name === 'versioned_drop' && drops.push(opts?.background), h.rt.runner.command(stmt, opts)) }
+    const sealed = new SealedHistory({ runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 0, replacedGraceMs: 300 })
     const app = testApp(h.rt, { now: () => h.clock.now, sealed })
     const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name: 'root-grace' })
     await sealed.build(U)
@@ -348,6 +352,8 @@ describe('when the data changes under the build', () => {
     const deadline = Date.now() + 20_000
     while ((await storedBuilds(U)).registered > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
     expect(await storedBuilds(U)).toEqual({ views: 1, days: 1, keys: 1, registered: 1 })
+    expect(drops.length).toBeGreaterThan(0)
+    expect(drops.every((lane) => lane === 'build')).toBe(true)
     const res = await requestAs(app, `http://quarry.test/insights/${U}/pages?${queryString({ range: '30d', limit: 1000 })}`, root)
     expect(res.headers.get('x-quarry-sealed-until')).not.toBeNull()
     expect(res.body).toEqual(model().pages(U, windowOf('2026-03-16T00:00:00Z', '2026-04-16T00:00:00Z', 'UTC')))

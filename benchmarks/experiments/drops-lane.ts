@@ -1,0 +1,65 @@
+/**
+ * What dropping a replaced build costs the requests: the project is built again, then its previous
+ * build is dropped (27 `DROP PARTITION`s) while a request-sized read of the project (its country
+ * breakdown over the sealed rollups) runs on the requests' line in a loop. Variants, interleaved:
+ * `lane`, the drops in the builds' lane as `dropBuildsBefore` runs them; `line`, the same drops on
+ * the requests' line (the runner with the lane taken out, as before the change). Prints the drops'
+ * wall time and the reads' median and slowest while the drops ran, per round.
+ *
+ *   npx tsx benchmarks/experiments/drops-lane.ts DIR PROJECT [ROUNDS]
+ */
+import pino from 'pino'
+import type { QueryRunner } from '../../src/clickhouse/run.ts'
+import { loadConfig } from '../../src/config.ts'
+import { newestClosing } from '../../src/query/sealed.ts'
+import { openRuntime } from '../../src/runtime.ts'
+import { dropBuildsBefore, sealProject } from '../../src/services/sealed/builder.ts'
+import { dataClock } from '../lib/data-clock.ts'
+import { quantile, round } from '../lib/stats.ts'
+
+const [dir, project, roundsArg] = process.argv.slice(2)
+if (!dir || !project) throw new Error('usage: drops-lane.ts DIR PROJECT [ROUNDS]')
+const rounds = Number(roundsArg ?? 3)
+const logger = pino({ level: 'warn' })
+const rt = await openRuntime(loadConfig({ ...process.env, QUARRY_DATA_DIR: dir, QUARRY_SEALED: '0' }), logger)
+const { clock } = await dataClock(rt.runner, project)
+const onLine: QueryRunner = { ...rt.runner, command: (stmt, opts) => rt.runner.command(stmt, { ...opts, background: undefined }) }
+const read = {
+  name: 'read',
+  sql: `SELECT value, sum(sessions) FROM sealed_rollups WHERE project_id = {p:String} AND dimension = 'country' GROUP BY value`,
+  params: { p: project },
+}
+const newest = async () => {
+  const [row] = await rt.runner.rows<{ v: string }>(
+    { name: 'newest', sql: 'SELECT toString(max(version)) AS v FROM sealed_builds WHERE project_id = {p:String}', params: { p: project } },
+    { timeoutS: 60 },
+  )
+  return Number(row!.v)
+}
+
+const results: Record<'lane' | 'line', { dropMs: number; p50: number; max: number; reads: number }[]> = { lane: [], line: [] }
+for (let r = 0; r < rounds; r++) {
+  for (const variant of r % 2 === 0 ? (['lane', 'line'] as const) : (['line', 'lane'] as const)) {
+    await sealProject(project, { runner: rt.runner, logger, closedAt: newestClosing(clock), timeoutS: 900 })
+    const keep = await newest()
+    const reads: number[] = []
+    let dropping = true
+    const started = performance.now()
+    const drop = dropBuildsBefore(variant === 'lane' ? rt.runner : onLine, project, keep, 900).finally(() => (dropping = false))
+    while (dropping) {
+      const t0 = performance.now()
+      await rt.runner.rows(read, { timeoutS: 60 })
+      reads.push(performance.now() - t0)
+    }
+    await drop
+    const dropMs = performance.now() - started
+    results[variant].push({ dropMs: round(dropMs, 0), p50: round(quantile(reads, 0.5), 1), max: round(Math.max(...reads), 1), reads: reads.length })
+    console.log(`round ${r + 1} ${variant}: drops ${round(dropMs, 0)} ms; reads meanwhile ${reads.length}, p50 ${round(quantile(reads, 0.5), 1)} ms, slowest ${round(Math.max(...reads), 1)} ms`)
+  }
+}
+for (const variant of ['line', 'lane'] as const) {
+  const rs = results[variant]
+  const med = (k: 'dropMs' | 'p50' | 'max') => quantile(rs.map((x) => x[k]), 0.5)
+  console.log(`${variant}: medians of ${rs.length}: drops ${med('dropMs')} ms, reads p50 ${med('p50')} ms, slowest ${med('max')} ms`)
+}
+await rt.close()
