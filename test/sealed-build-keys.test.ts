@@ -6,7 +6,8 @@
  * and the events without a session. Expected sets are computed from the inserted rows; the answers
  * themselves are the other sealed tests'. And each session's number (`sno`): a UTC day's sessions a
  * run after the day before's, in the order of their keys, so that two builds of the same rows number
- * them alike.
+ * them alike. The keys of the sessions sealed whole, which sealed_crossing looks up; and each table
+ * holding the build in one part.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eventMaker, PROJECTS } from './fixtures/insights-data.ts'
@@ -81,6 +82,33 @@ describe('a build keys only what requests look up', () => {
     const [{ n } = { n: -1 }] = await rows<{ n: number }>('SELECT count() AS n FROM sealed_page_keys WHERE project_id = {p:String} AND version = {v:UInt64}')
     expect(n).toBe(spanning.length + 1)
     expect(await idsKeyed('SELECT key FROM sealed_page_keys WHERE project_id = {p:String} AND version = {v:UInt64}')).toEqual(['', ...spanning])
+  })
+
+  it('session keys for the crossing check: every session with events before C and none from C on, once each', async () => {
+    const whole = [...before].filter((id) => id !== '' && !spanning.includes(id)).sort()
+    expect(whole.length).toBeGreaterThan(0)
+    const keys = 'SELECT session_key FROM sealed_session_keys WHERE project_id = {p:String} AND version = {v:UInt64}'
+    const [{ n } = { n: -1 }] = await rows<{ n: number }>(`SELECT count() AS n FROM (${keys})`)
+    expect(n).toBe(whole.length)
+    expect(await idsKeyed(keys)).toEqual(whole)
+  })
+})
+
+describe("a build's tables", () => {
+  it('hold the build in one part each: the tables its steps wrote in several parts are compacted', async () => {
+    // Every sealed table with builds in it, found in the engine's catalogue rather than the builder's lists.
+    const tables = await rows<{ name: string }>(
+      `SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'sealed\\_%' AND engine = 'MergeTree'
+         AND name IN (SELECT table FROM system.columns WHERE database = currentDatabase() AND name = 'version') ORDER BY name`,
+    )
+    expect(tables.length).toBeGreaterThan(20)
+    const parts: Record<string, number> = {}
+    for (const { name } of tables) {
+      const [{ n } = { n: -1 }] = await rows<{ n: number }>(`SELECT uniqExact(_part) AS n FROM ${name} WHERE project_id = {p:String} AND version = {v:UInt64}`)
+      parts[name] = n
+    }
+    expect(Object.entries(parts).filter(([, n]) => n > 1)).toEqual([])
+    expect(parts.sealed_rollups).toBe(1)
   })
 })
 

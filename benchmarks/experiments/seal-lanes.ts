@@ -21,7 +21,7 @@ import { newestClosing, SEALED_FORMAT } from '../../src/query/sealed.ts'
 import { renderSql } from '../../src/query/sql-templates.ts'
 import { clickhouseInstant } from '../../src/query/time-range.ts'
 import { openRuntime } from '../../src/runtime.ts'
-import { buildSteps, COMPACTED_TABLES, dropBuildsBefore } from '../../src/services/sealed/builder.ts'
+import { buildSteps, dropBuildsBefore, tablesToCompact } from '../../src/services/sealed/builder.ts'
 import { printBuildHashes } from '../lib/build-hashes.ts'
 import { dataClock } from '../lib/data-clock.ts'
 
@@ -149,11 +149,7 @@ const wake = () => new Promise<void>((r) => waiters.push(r))
 await Promise.all(lanes.map((_, n) => lane(n, wake)))
 const stepsMs = performance.now() - started
 
-const compactions: string[] = []
-for (const table of COMPACTED_TABLES) {
-  const [{ parts } = { parts: 0 }] = await rt.runner.rows<{ parts: number }>({ name: 'versioned_parts', sql: renderSql('versioned_parts', { table }), params: { project, version } }, read)
-  if (parts > 1) compactions.push(table)
-}
+const compactions = await tablesToCompact(rt.runner, project, version, read.timeoutS)
 const compactStarted = performance.now()
 await Promise.all(
   lanes.map(async (l, n) => {

@@ -38,7 +38,7 @@ const ONE_PART = 'max_insert_threads = 1, min_insert_block_size_rows = 0, min_in
 const WRITTEN_JOINS = 'query_plan_join_swap_table = false'
 
 /** The tables a build writes, each left as one part: compacted where its steps wrote several. */
-export const COMPACTED_TABLES = [
+const COMPACTED_TABLES = [
   'sealed_sessions',
   'sealed_rollups',
   'sealed_rollup_last',
@@ -62,6 +62,10 @@ export const COMPACTED_TABLES = [
 ] as const
 /** Every table with rows of a build: those, the snapshots requests write, and the build's row. */
 const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_events', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_live_seen', 'sealed_active_users', 'sealed_builds'] as const
+/** Each compacted table's parts of one build, for versioned_parts.sql. */
+const BUILD_PARTS = COMPACTED_TABLES.map(
+  (table) => `SELECT '${table}' AS name, uniqExact(_part) AS parts FROM ${table} WHERE project_id = {project:String} AND version = {version:UInt64}`,
+).join('\n  UNION ALL\n  ')
 /** The versions each sealed table holds before {keep}, for sealed_versions.sql. */
 const STORED_VERSIONS = SEALED_TABLES.map((table) => `SELECT version FROM ${table} WHERE project_id = {project:String} AND version < {keep:UInt64}`).join(
   '\n  UNION ALL\n  ',
@@ -173,10 +177,8 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
     logger.info({ project: projectId }, 'sealed history: events before C changed while building; not kept')
     return undefined
   }
-  for (const table of COMPACTED_TABLES) {
-    const build = { project: projectId, version }
-    const [{ parts } = { parts: 0 }] = await runner.rows<{ parts: number }>({ name: 'versioned_parts', sql: renderSql('versioned_parts', { table }), params: build }, read)
-    if (parts > 1) await command({ name: 'versioned_compact', sql: renderSql('versioned_compact', { table }), params: build }, { table })
+  for (const table of await tablesToCompact(runner, projectId, version, o.timeoutS)) {
+    await command({ name: 'versioned_compact', sql: renderSql('versioned_compact', { table }), params: { project: projectId, version } }, { table })
   }
   const ms = Math.round(performance.now() - started)
   await command({
@@ -187,6 +189,15 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
   if (clock!.previous > 0) await dropBuildsBefore(runner, projectId, clock!.previous, o.timeoutS)
   logger.info({ project: projectId, closedAt: o.closedAt.toISO(), ms }, 'sealed history built')
   return { version, ms }
+}
+
+/** The tables in which a build has more than one part, to compact into one. */
+export async function tablesToCompact(runner: QueryRunner, projectId: string, version: number, timeoutS: number): Promise<string[]> {
+  const rows = await runner.rows<{ name: string }>(
+    { name: 'versioned_parts', sql: renderSql('versioned_parts', { parts: BUILD_PARTS }), params: { project: projectId, version } },
+    { timeoutS },
+  )
+  return rows.map((r) => r.name)
 }
 
 /** Drops the project's builds stored before version `keep`: registered ones, and any a build left unfinished. */
