@@ -4,7 +4,9 @@
  * breakdown over the sealed rollups) runs on the requests' line in a loop. Variants, interleaved:
  * `lane`, the drops in the builds' lane as `dropBuildsBefore` runs them; `line`, the same drops on
  * the requests' line (the runner with the lane taken out, as before the change). Prints the drops'
- * wall time and the reads' median and slowest while the drops ran, per round.
+ * wall time and the reads' median and slowest while the drops ran, per round. Then the other read a
+ * build makes on the line for its upkeep, which tables to compact: the catalogue's one read
+ * (`tablesToCompact`) against the old one read per table counting `uniqExact(_part)`, medians of 8.
  *
  *   npx tsx benchmarks/experiments/drops-lane.ts DIR PROJECT [ROUNDS]
  */
@@ -13,7 +15,7 @@ import type { QueryRunner } from '../../src/clickhouse/run.ts'
 import { loadConfig } from '../../src/config.ts'
 import { newestClosing } from '../../src/query/sealed.ts'
 import { openRuntime } from '../../src/runtime.ts'
-import { dropBuildsBefore, sealProject } from '../../src/services/sealed/builder.ts'
+import { dropBuildsBefore, sealProject, tablesToCompact } from '../../src/services/sealed/builder.ts'
 import { dataClock } from '../lib/data-clock.ts'
 import { quantile, round } from '../lib/stats.ts'
 
@@ -62,4 +64,23 @@ for (const variant of ['line', 'lane'] as const) {
   const med = (k: 'dropMs' | 'p50' | 'max') => quantile(rs.map((x) => x[k]), 0.5)
   console.log(`${variant}: medians of ${rs.length}: drops ${med('dropMs')} ms, reads p50 ${med('p50')} ms, slowest ${med('max')} ms`)
 }
+
+const version = await newest()
+const tables = (await rt.runner.rows<{ name: string }>(
+  { name: 'tables', sql: "SELECT DISTINCT table AS name FROM system.parts WHERE database = currentDatabase() AND active AND partition = toString(({p:String}, {v:UInt64})) AND table NOT LIKE 'sealed\\_live%' AND table NOT IN ('sealed_builds', 'sealed_active_users')", params: { p: project, v: version } },
+  { timeoutS: 60 },
+)).map((r) => r.name)
+const catalogue: number[] = []
+const perTable: number[] = []
+for (let r = 0; r < 8; r++) {
+  let t0 = performance.now()
+  await tablesToCompact(rt.runner, project, version, 60)
+  catalogue.push(performance.now() - t0)
+  t0 = performance.now()
+  for (const table of tables) {
+    await rt.runner.rows({ name: 'parts', sql: `SELECT uniqExact(_part) AS parts FROM ${table} WHERE project_id = {p:String} AND version = {v:UInt64}`, params: { p: project, v: version } }, { timeoutS: 60 })
+  }
+  perTable.push(performance.now() - t0)
+}
+console.log(`which tables to compact (${tables.length} tables): one catalogue read ${round(quantile(catalogue, 0.5), 1)} ms; one uniqExact(_part) read per table ${round(quantile(perTable, 0.5), 0)} ms`)
 await rt.close()

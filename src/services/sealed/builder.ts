@@ -62,10 +62,6 @@ const COMPACTED_TABLES = [
 ] as const
 /** Every table with rows of a build: those, the snapshots requests write, and the build's row. */
 const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_events', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_live_seen', 'sealed_active_users', 'sealed_builds'] as const
-/** Each compacted table's parts of one build, for versioned_parts.sql. */
-const BUILD_PARTS = COMPACTED_TABLES.map(
-  (table) => `SELECT '${table}' AS name, uniqExact(_part) AS parts FROM ${table} WHERE project_id = {project:String} AND version = {version:UInt64}`,
-).join('\n  UNION ALL\n  ')
 /** The versions each sealed table holds before {keep}, for sealed_versions.sql. */
 const STORED_VERSIONS = SEALED_TABLES.map((table) => `SELECT version FROM ${table} WHERE project_id = {project:String} AND version < {keep:UInt64}`).join(
   '\n  UNION ALL\n  ',
@@ -194,7 +190,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
 /** The tables in which a build has more than one part, to compact into one. */
 export async function tablesToCompact(runner: QueryRunner, projectId: string, version: number, timeoutS: number): Promise<string[]> {
   const rows = await runner.rows<{ name: string }>(
-    { name: 'versioned_parts', sql: renderSql('versioned_parts', { parts: BUILD_PARTS }), params: { project: projectId, version } },
+    { name: 'versioned_parts', sql: renderSql('versioned_parts'), params: { tables: COMPACTED_TABLES, project: projectId, version } },
     { timeoutS },
   )
   return rows.map((r) => r.name)
