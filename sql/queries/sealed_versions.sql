@@ -1,8 +1,9 @@
 -- The builds of a project stored before a given one, whether registered or left by a build that
--- did not finish: the versions found in any sealed table. `versions` holds one
--- `SELECT version FROM <table> WHERE project_id = {project:String} AND version < {keep:UInt64}`
--- per table of SEALED_TABLES (src/services/sealed/builder.ts), so a new table cannot be missed here.
-SELECT DISTINCT version
-FROM (
-  {{versions}}
-)
+-- did not finish: the versions of its partitions in any sealed table. Asked of the parts' catalogue,
+-- each partition's text as ClickHouse writes a (project, version) tuple: reading the tables'
+-- `version` column read every row of the old builds, on the requests' line (M: 47–62 ms against 14).
+-- Other partitions (other projects', sealed_visitors' `tuple()`) parse as 0 and fail the prefix.
+SELECT DISTINCT toUInt64OrZero(substring(partition, length(prefix) + 1, length(partition) - length(prefix) - 1)) AS version
+FROM system.parts, (SELECT substring(toString(({project:String}, toUInt64(0))), 1, -2) AS prefix) AS p
+WHERE database = currentDatabase() AND active AND startsWith(table, 'sealed_')
+  AND startsWith(partition, prefix) AND version < {keep:UInt64}

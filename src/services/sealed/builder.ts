@@ -60,13 +60,6 @@ const COMPACTED_TABLES = [
   'sealed_session_days',
   'sealed_session_keys',
 ] as const
-/** Every table with rows of a build: those, the snapshots requests write, and the build's row. */
-const SEALED_TABLES = [...COMPACTED_TABLES, 'sealed_live', 'sealed_live_events', 'sealed_live_pages', 'sealed_live_profiles', 'sealed_live_seen', 'sealed_active_users', 'sealed_builds'] as const
-/** The versions each sealed table holds before {keep}, for sealed_versions.sql. */
-const STORED_VERSIONS = SEALED_TABLES.map((table) => `SELECT version FROM ${table} WHERE project_id = {project:String} AND version < {keep:UInt64}`).join(
-  '\n  UNION ALL\n  ',
-)
-
 /**
  * The slots of sealed_build_rollups (every dimension) and sealed_build_dimension_revenue (those a
  * filter can name): a grouping set per dimension, and which one a row is of. A set with a prefix
@@ -159,7 +152,7 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
     await runner.command(stmt, { background: 'build' })
     logger.debug({ project: projectId, step: stmt.name, ...detail, ms: Math.round(performance.now() - t) }, 'sealed build step')
   }
-  const drop = (v: number) => dropBuild(runner, projectId, v)
+  const drop = (v: number) => dropBuild(runner, projectId, v, o.timeoutS)
   const before = await countInserts()
   try {
     for (const { stmt, detail } of buildSteps(params, o.timeoutS)) await command(stmt, detail)
@@ -199,19 +192,21 @@ export async function tablesToCompact(runner: QueryRunner, projectId: string, ve
 /** Drops the project's builds stored before version `keep`: registered ones, and any a build left unfinished. */
 export async function dropBuildsBefore(runner: QueryRunner, projectId: string, keep: number, timeoutS: number): Promise<void> {
   const older = await runner.rows<{ version: number }>(
-    { name: 'sealed_versions', sql: renderSql('sealed_versions', { versions: STORED_VERSIONS }), params: { project: projectId, keep } },
+    { name: 'sealed_versions', sql: renderSql('sealed_versions'), params: { project: projectId, keep } },
     { timeoutS },
   )
-  for (const { version } of older) await dropBuild(runner, projectId, version)
+  for (const { version } of older) await dropBuild(runner, projectId, version, timeoutS)
 }
 
 /**
- * In the builds' lane, like the build's own statements: on the requests' line each of the 27 drops
- * of a replaced build took a turn from the requests (M: 338 ms of drops, the reads meanwhile 10.7 ms
- * at p50 against 6.6 with the drops in the lane; benchmarks/experiments/drops-lane.ts).
+ * One drop per sealed table that holds a part of the build, in the builds' lane like the build's own
+ * statements: on the requests' line each drop took a turn from the requests (M: 338 ms of drops, the
+ * reads meanwhile 10.7 ms at p50 against 6.6 with the drops in the lane; drops-lane.ts).
  */
-async function dropBuild(runner: QueryRunner, projectId: string, version: number): Promise<void> {
-  for (const table of SEALED_TABLES) {
-    await runner.command({ name: 'versioned_drop', sql: renderSql('versioned_drop', { table }), params: { project: projectId, version } }, { background: 'build' })
+async function dropBuild(runner: QueryRunner, projectId: string, version: number, timeoutS: number): Promise<void> {
+  const build = { project: projectId, version }
+  const tables = await runner.rows<{ name: string }>({ name: 'sealed_build_tables', sql: renderSql('sealed_build_tables'), params: build }, { timeoutS })
+  for (const { name: table } of tables) {
+    await runner.command({ name: 'versioned_drop', sql: renderSql('versioned_drop', { table }), params: build }, { background: 'build' })
   }
 }
