@@ -37,29 +37,6 @@ const ONE_PART = 'max_insert_threads = 1, min_insert_block_size_rows = 0, min_in
  */
 const WRITTEN_JOINS = 'query_plan_join_swap_table = false'
 
-/** The tables a build writes, each left as one part: compacted where its steps wrote several. */
-const COMPACTED_TABLES = [
-  'sealed_sessions',
-  'sealed_rollups',
-  'sealed_rollup_last',
-  'sealed_event_rollups',
-  'sealed_event_halves',
-  'sealed_session_events',
-  'sealed_device_profiles',
-  'sealed_person_events',
-  'sealed_profile_rollups',
-  'sealed_page_views',
-  'sealed_page_days',
-  'sealed_page_ends',
-  'sealed_page_keys',
-  'sealed_page_countries',
-  'sealed_event_postings',
-  'sealed_revenue_events',
-  'sealed_page_revenue',
-  'sealed_dimension_revenue',
-  'sealed_session_days',
-  'sealed_session_keys',
-] as const
 /**
  * The slots of sealed_build_rollups (every dimension) and sealed_build_dimension_revenue (those a
  * filter can name): a grouping set per dimension, and which one a row is of. A set with a prefix
@@ -180,10 +157,10 @@ export async function sealProject(projectId: string, o: SealOptions): Promise<{ 
   return { version, ms }
 }
 
-/** The tables in which a build has more than one part, to compact into one. */
+/** The sealed tables in which a build has more than one part, to compact into one: a build leaves each table one part. */
 export async function tablesToCompact(runner: QueryRunner, projectId: string, version: number, timeoutS: number): Promise<string[]> {
   const rows = await runner.rows<{ name: string }>(
-    { name: 'versioned_parts', sql: renderSql('versioned_parts'), params: { tables: COMPACTED_TABLES, project: projectId, version } },
+    { name: 'versioned_parts', sql: renderSql('versioned_parts'), params: { project: projectId, version } },
     { timeoutS },
   )
   return rows.map((r) => r.name)
