@@ -6,7 +6,9 @@
  * the requests' line (the runner with the lane taken out, as before the change). Prints the drops'
  * wall time and the reads' median and slowest while the drops ran, per round. Then the other read a
  * build makes on the line for its upkeep, which tables to compact: the catalogue's one read
- * (`tablesToCompact`) against the old one read per table counting `uniqExact(_part)`, medians of 8.
+ * (`tablesToCompact`) against the old one read per table counting `uniqExact(_part)`, medians of 8;
+ * and, before each round's drops, the listing of the older builds: the catalogue's read
+ * (sealed_versions.sql) against the old read of every sealed table's `version` column.
  *
  *   npx tsx benchmarks/experiments/drops-lane.ts DIR PROJECT [ROUNDS]
  */
@@ -15,6 +17,7 @@ import type { QueryRunner } from '../../src/clickhouse/run.ts'
 import { loadConfig } from '../../src/config.ts'
 import { newestClosing } from '../../src/query/sealed.ts'
 import { openRuntime } from '../../src/runtime.ts'
+import { renderSql } from '../../src/query/sql-templates.ts'
 import { dropBuildsBefore, sealProject, tablesToCompact } from '../../src/services/sealed/builder.ts'
 import { dataClock } from '../lib/data-clock.ts'
 import { quantile, round } from '../lib/stats.ts'
@@ -39,11 +42,30 @@ const newest = async () => {
   return Number(row!.v)
 }
 
+const listings: { catalogue: number[]; rows: number[] } = { catalogue: [], rows: [] }
+/** The older builds listed both ways, while one is there to find; both must find the same versions. */
+async function timeListings(keep: number) {
+  const tables = (await rt.runner.rows<{ name: string }>(
+    { name: 'tables', sql: "SELECT DISTINCT table AS name FROM system.parts WHERE database = currentDatabase() AND active AND startsWith(table, 'sealed_') AND partition = toString(({p:String}, {v:UInt64}))", params: { p: project, v: keep } },
+    { timeoutS: 60 },
+  )).map((t) => t.name)
+  const byRows = `SELECT DISTINCT version FROM (${tables.map((t) => `SELECT version FROM ${t} WHERE project_id = {project:String} AND version < {keep:UInt64}`).join(' UNION ALL ')})`
+  const found: Record<string, string> = {}
+  for (const [way, sql] of [['catalogue', renderSql('sealed_versions')], ['rows', byRows]] as const) {
+    const t0 = performance.now()
+    const versions = await rt.runner.rows<{ version: number }>({ name: `versions_${way}`, sql, params: { project, keep } }, { timeoutS: 60 })
+    listings[way].push(performance.now() - t0)
+    found[way] = JSON.stringify(versions.map((v) => v.version).sort())
+  }
+  if (found.catalogue !== found.rows) throw new Error(`the two listings differ: ${JSON.stringify(found)}`)
+}
+
 const results: Record<'lane' | 'line', { dropMs: number; p50: number; max: number; reads: number }[]> = { lane: [], line: [] }
 for (let r = 0; r < rounds; r++) {
   for (const variant of r % 2 === 0 ? (['lane', 'line'] as const) : (['line', 'lane'] as const)) {
     await sealProject(project, { runner: rt.runner, logger, closedAt: newestClosing(clock), timeoutS: 900 })
     const keep = await newest()
+    await timeListings(keep)
     const reads: number[] = []
     let dropping = true
     const started = performance.now()
@@ -64,6 +86,7 @@ for (const variant of ['line', 'lane'] as const) {
   const med = (k: 'dropMs' | 'p50' | 'max') => quantile(rs.map((x) => x[k]), 0.5)
   console.log(`${variant}: medians of ${rs.length}: drops ${med('dropMs')} ms, reads p50 ${med('p50')} ms, slowest ${med('max')} ms`)
 }
+console.log(`older builds listed (${listings.rows.length} times): the catalogue ${round(quantile(listings.catalogue, 0.5), 1)} ms; every sealed table's version column ${round(quantile(listings.rows, 0.5), 1)} ms`)
 
 const version = await newest()
 const tables = (await rt.runner.rows<{ name: string }>(
