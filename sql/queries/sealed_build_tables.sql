@@ -4,6 +4,5 @@
 -- remain, the build is still listed.
 SELECT DISTINCT table AS name
 FROM system.parts
-WHERE database = currentDatabase() AND active AND startsWith(table, 'sealed_')
-  AND partition = toString(({project:String}, {version:UInt64}))
+WHERE {{> sealed_build_parts}}
 ORDER BY name = 'sealed_builds', name

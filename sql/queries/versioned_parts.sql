@@ -6,7 +6,6 @@
 -- per build of L). Right after its steps a build has rows in the tables they wrote and no other.
 SELECT table AS name
 FROM system.parts
-WHERE database = currentDatabase() AND active AND startsWith(table, 'sealed_')
-  AND partition = toString(({project:String}, {version:UInt64}))
+WHERE {{> sealed_build_parts}}
 GROUP BY table
 HAVING count() > 1
