@@ -1,29 +1,34 @@
 /**
  * Where a sealed /pages statement's time goes: the whole statement against the same statement
- * without each branch of its `parts`, and each branch alone, for a 30-day UTC window and one that
- * ends before C; interleaved, medians of N. Branches: 1 day rows, 2 views at the edges, 3 sessions at
- * the edges, 4 views from C on and held out, 5 their entries.
+ * without each branch of its `parts`, and each branch alone, interleaved, medians of N. Cases: a
+ * 30-day UTC window, yesterday (ends before C), the unaligned instants of window-cells.ts, and 30
+ * days with `country is US` (event-filters.ts); CASES picks some. Branches: 1 day rows, 2 views at
+ * the edges, 3 sessions at the edges, 4 views from C on and held out, 5 their entries.
  *
- *   npx tsx benchmarks/experiments/pages-parts.ts DATA_DIR PROJECT [RUNS]
+ *   npx tsx benchmarks/experiments/pages-parts.ts DATA_DIR PROJECT [RUNS] [CASE,CASE…]
  */
 import { sealedPagesStatement } from '../../src/query/sealed-pages.ts'
 import { openSealedProject } from '../lib/sealed-project.ts'
 
-const [dir, project, runsArg = '9'] = process.argv.slice(2)
-if (!dir || !project) throw new Error('usage: pages-parts.ts DATA_DIR PROJECT [RUNS]')
+const [dir, project, runsArg = '9', only] = process.argv.slice(2)
+if (!dir || !project) throw new Error('usage: pages-parts.ts DATA_DIR PROJECT [RUNS] [CASE,CASE…]')
 const runs = Number(runsArg)
 const read = { timeoutS: 600 }
 const { rt, clock, written: build } = await openSealedProject(dir, project, true)
 
 const today = clock.startOf('day')
-const windows = {
-  '30d': { start: today.minus({ days: 30 }), end: today.plus({ days: 1 }) },
-  yesterday: { start: today.minus({ days: 1 }), end: today },
+const utc = today.toUTC()
+const US = [{ name: 'country', operator: 'is' as const, value: ['US'] }]
+const cases = {
+  '30d': { start: today.minus({ days: 30 }), end: today.plus({ days: 1 }), filters: [] },
+  yesterday: { start: today.minus({ days: 1 }), end: today, filters: [] },
+  instants: { start: utc.minus({ days: 30 }).set({ hour: 7, minute: 13 }), end: utc.minus({ days: 1 }).set({ hour: 16, minute: 41 }), filters: [] },
+  'country US': { start: today.minus({ days: 30 }), end: today.plus({ days: 1 }), filters: US },
 }
 type Stmt = ReturnType<typeof sealedPagesStatement>
 const statements: [string, Stmt][] = []
-for (const [label, w] of Object.entries(windows)) {
-  const stmt = sealedPagesStatement({ projectId: project, range: { ...w, timezone: 'UTC' }, filters: [], limit: 1000, offset: 0 }, build)
+for (const [label, { filters, ...w }] of Object.entries(cases).filter(([label]) => !only || only.split(',').includes(label))) {
+  const stmt = sealedPagesStatement({ projectId: project, range: { ...w, timezone: 'UTC' }, filters, limit: 1000, offset: 0 }, build)
   const sql = stmt.sql.replace(/^\s*--[^\n]*\n/gm, '')
   const open = sql.indexOf('parts AS (') + 'parts AS ('.length
   const close = sql.indexOf('\n  ),\n  pages AS (')
