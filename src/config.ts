@@ -52,6 +52,7 @@ export const configSchema = z.object({
   /** Megabytes of response bodies `quarry serve` keeps for insights and charts; 0 turns the cache off. */
   QUARRY_RESPONSE_CACHE_MB: z.coerce.number().int().min(0).default(64).describe('response cache for insights and charts, MB; 0 turns it off'),
   QUARRY_SEALED: flag.default(true).describe('answer breakdowns, /metrics, /pages, charts and product routes from the sealed history; 0 reads sessions and events every time'),
+  QUARRY_LIVE_LAG_MS: z.coerce.number().int().min(0).default(3000).describe('how far behind the newest inserts a sealed answer may read the events after C, ms (said in X-Quarry-Live-As-Of); 0 reads them as they are'),
   QUARRY_RATE_LIMIT: positiveInt.default(100).describe('requests per client per window'),
   QUARRY_RATE_WINDOW_S: positiveInt.default(10).describe('rate-limit window, seconds'),
   QUARRY_AUTH_FAILURE_LIMIT: positiveInt.default(20).describe('failed authentications per source address per window'),

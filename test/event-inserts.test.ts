@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { emptyStats, type QueryRunner } from '../src/clickhouse/run.ts'
 import type { InsertCount, InsertQuery } from '../src/query/event-inserts.ts'
 import { BatchedReads } from '../src/services/batched-reads.ts'
-import { readInsertCounts } from '../src/services/build-planner.ts'
+import { readInsertCounts } from '../src/services/planning-reads.ts'
 import { openTestRuntime, type TestRuntime } from './helpers/runtime.ts'
 
 let rt: TestRuntime

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest'
 import { eventId } from './fixtures/insights-data.ts'
 import { createClientRow } from '../src/auth/clients.ts'
 import type { QueryRunner, Statement } from '../src/clickhouse/run.ts'
+import { createResponseCache, type ResponseCache } from '../src/http/cache/middleware.ts'
+import { eventsWatermark } from '../src/http/cache/watermark.ts'
 import { SealedHistory } from '../src/services/sealed/index.ts'
 import { C, cases, events, extra, get, h, inline, insert, model, S, seal, U, useSealedSeams } from './fixtures/sealed-seams.ts'
 import { queryString, requestAs, type Query, type Reply } from './fixtures/insights-harness.ts'
@@ -490,5 +492,90 @@ describe('visitors are exact', () => {
     const exact = new Map(rows.map((r) => [`${r.origin} ${r.path}`, Number(r.n)]))
     expect(res.body.length).toBe(exact.size)
     for (const page of res.body as { origin: string; path: string; visitors: number }[]) expect(page.visitors, page.path).toBe(exact.get(`${page.origin} ${page.path}`))
+  })
+})
+
+describe('a request behind the newest inserts (liveLagMs)', () => {
+  const W30: Window = { start: Date.parse('2026-03-15T00:00:00Z'), end: Date.parse('2026-04-15T00:00:00Z'), timezone: 'UTC' }
+  const ROUTES: Record<string, { query: Query; expected: () => unknown }> = {
+    country: { query: { range: '30d', limit: 1000 }, expected: () => model().breakdown(U, 'country', W30) },
+    pages: { query: { range: '30d', limit: 1000 }, expected: () => model().pages(U, W30) },
+    metrics: { query: { range: '30d' }, expected: () => model().metrics(U, W30, 'day') },
+  }
+  /** An app over its own sealed history that may read the events after C as they were up to `liveLagMs` ago. */
+  const lagging = async (liveLagMs: number, name: string, responseCache?: ResponseCache) => {
+    const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 0, countedMinSessions: 0, liveLagMs })
+    const app = testApp(h.rt, { now: () => h.clock.now, sealed, ...(responseCache ? { responseCache } : {}) })
+    const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name })
+    const ask = async (route: string) => {
+      const res = await requestAs(app, `http://quarry.test/insights/${U}/${route}?${queryString(ROUTES[route]!.query)}`, root)
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.headers.get('x-quarry-sealed-until'), route).not.toBeNull()
+      return res
+    }
+    // Every route's parts written for the data as it is, and read back from there.
+    for (const route of Object.keys(ROUTES)) await ask(route)
+    await sealed.snapshotsWritten(U)
+    return { sealed, ask }
+  }
+  /** A new session after C: it keeps the build and changes every route's answer. */
+  const insertLive = async (session: string) => {
+    const before = Object.fromEntries(Object.entries(ROUTES).map(([route, r]) => [route, r.expected()]))
+    await insert([extra(session, `${session}-p`, '2026-04-14T22:24:00Z', { country: 'EE', path: `/${session}` })])
+    for (const [route, r] of Object.entries(ROUTES)) expect(r.expected(), route).not.toEqual(before[route])
+    // The least time between two writes of a part, so that the next request starts the next state's.
+    await new Promise((r) => setTimeout(r, 2_100))
+    return before
+  }
+
+  it("within the lag, reads the snapshots of the state before the insert, says since when, then the new state's once written", async () => {
+    const { sealed, ask } = await lagging(60_000, 'root-lag')
+    for (const route of Object.keys(ROUTES)) {
+      const res = await ask(route)
+      expect(res.headers.get('x-quarry-live-as-of'), route).toBeNull()
+      expect(res.body, route).toEqual(ROUTES[route]!.expected())
+    }
+    const verified = Date.now()
+    const before = await insertLive('lag-a')
+    for (const route of Object.keys(ROUTES)) {
+      const res = await ask(route)
+      const asOf = Date.parse(res.headers.get('x-quarry-live-as-of') ?? '')
+      expect(asOf, route).toBeLessThanOrEqual(verified)
+      expect(Date.now() - asOf, route).toBeLessThan(60_000)
+      expect(res.body, route).toEqual(before[route])
+    }
+    await sealed.snapshotsWritten(U)
+    for (const route of Object.keys(ROUTES)) {
+      const res = await ask(route)
+      expect(res.headers.get('x-quarry-live-as-of'), route).toBeNull()
+      expect(res.body, route).toEqual(ROUTES[route]!.expected())
+    }
+  })
+
+  it('past the lag, answers for the data as it is', async () => {
+    const { ask } = await lagging(1_000, 'root-lag-short')
+    await insertLive('lag-b')
+    for (const route of Object.keys(ROUTES)) {
+      const res = await ask(route)
+      expect(res.headers.get('x-quarry-live-as-of'), route).toBeNull()
+      expect(res.body, route).toEqual(ROUTES[route]!.expected())
+    }
+  })
+
+  it('is neither kept by the response cache nor tagged: the next request after the write reads the new state', async () => {
+    const cache = createResponseCache({ now: () => h.clock.now, watermark: eventsWatermark(h.rt.runner) }, { watermarkTtlMs: 0 })
+    const { sealed, ask } = await lagging(60_000, 'root-lag-cached', cache)
+    const before = await insertLive('lag-c')
+    const behind = await ask('country')
+    expect(behind.headers.get('x-quarry-live-as-of')).not.toBeNull()
+    expect(behind.body).toEqual(before.country)
+    expect(behind.headers.get('x-quarry-cache')).toBe('bypass')
+    expect(behind.headers.get('etag')).toBeNull()
+    await sealed.snapshotsWritten(U)
+    const current = await ask('country')
+    expect(current.headers.get('x-quarry-live-as-of')).toBeNull()
+    expect(current.body).toEqual(ROUTES.country!.expected())
+    expect(current.headers.get('x-quarry-cache')).toBe('miss')
+    expect((await ask('country')).headers.get('x-quarry-cache')).toBe('hit')
   })
 })

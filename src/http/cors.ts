@@ -14,6 +14,7 @@ export const EXPOSED_HEADERS = [
   'X-Quarry-Ignored',
   'X-Quarry-Clamped',
   'X-Quarry-Sealed-Until',
+  'X-Quarry-Live-As-Of',
   'X-Quarry-Rows',
   'X-Quarry-Size-Estimate',
   'Server-Timing',

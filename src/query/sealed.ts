@@ -43,6 +43,8 @@ export interface SealedBuild {
   heldStamp?: number
   /** The live visitors' last sealed day per value as written for the events after C as they are now (sealed_live_seen). */
   seenStamp?: number
+  /** Set when the stamps are of the events after C as they were at this instant, not now (SealedHistoryOptions.liveLagMs). */
+  liveAsOf?: DateTime
 }
 
 /** An hour becomes C once it is this old: sessions open across it have mostly ended. */

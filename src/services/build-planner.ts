@@ -1,21 +1,10 @@
 import { randomInt } from 'node:crypto'
 import { DateTime } from 'luxon'
-import type { QueryRunner, QueryStats, RunOptions, Statement } from '../clickhouse/run.ts'
-import { SingleFlight } from '../single-flight.ts'
+import type { QueryRunner, RunOptions, Statement } from '../clickhouse/run.ts'
 import { clickhouseInstant } from '../query/time-range.ts'
-import { eventInsertsStatement, insertCounts, type InsertCount, type InsertCountRow, type InsertQuery, type VersionedBuild } from '../query/event-inserts.ts'
+import type { InsertCount, InsertQuery, VersionedBuild } from '../query/event-inserts.ts'
 import { BatchedReads } from './batched-reads.ts'
-
-/**
- * The request a planning read belongs to: it runs on the request's runner, so it counts in the
- * request's stats, stops with it, and is listed (not run) under explain=sql.
- */
-export interface RequestRun {
-  runner: QueryRunner
-  timeoutS: number
-  signal?: AbortSignal
-  stats?: QueryStats
-}
+import { readInsertCounts, requestOptions, SharedReads, type RequestRun } from './planning-reads.ts'
 
 /** The statements that find a kind of build and tell whether it still holds. */
 export interface BuildKind<B extends VersionedBuild, Row extends { project_id: string }, Part extends string = string> {
@@ -72,6 +61,21 @@ export interface SnapshotWait {
   longWriteMs: number
 }
 
+/**
+ * A state of the data under a build that passed `holds`: its insert count, when that count was read
+ * (the state holds every insert committed before), and the snapshot of each part written at it.
+ */
+interface State<Part> {
+  version: number
+  inserts: number
+  lastLogged: string
+  asOf: number
+  stamps: Map<Part, { id: number; at: number }>
+}
+
+/** How many states before the current one keep their snapshots for requests that may lag. */
+const EARLIER_STATES = 3
+
 interface Latest<B> {
   read: number
   build: B | undefined
@@ -91,7 +95,9 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
    * Per project, the build and insert count at which no session crossed its C, the newest insert
    * counted then, and the snapshot of each part written at that count.
    */
-  private readonly verified = new Map<string, { version: number; inserts: number; lastLogged: string; stamps: Map<Part, { id: number; at: number }> }>()
+  private readonly verified = new Map<string, State<Part>>()
+  /** Per project, the states verified before the current one that had snapshots written, newest first. */
+  private readonly earlier = new Map<string, State<Part>[]>()
   /** Per project and part, the last snapshot write: when it ended, or the one in progress. */
   private readonly snapshots = new Map<string, Map<Part, Written>>()
   /** The planning reads under way, which concurrent requests share (never under a dry run). */
@@ -152,10 +158,16 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
     const crossing = (own: RunOptions) => run.runner.rows<{ crossing: number }>(this.kind.crossing(projectId, build, from), own)
     const [row] = await this.shared.run(`crossing:${projectId}:${build.version}:${count.inserts}:${from}`, run, crossing)
     if (row!.crossing > 0) return false
-    this.verified.set(projectId, { version: build.version, inserts: count.inserts, lastLogged: count.last_logged, stamps: new Map() })
+    // Requests that shared the check: the first to get here moves the state on.
+    const current = this.verified.get(projectId)
+    if (current?.version === build.version && current.inserts === count.inserts) return true
+    const read = this.counts.get(projectId)
+    const asOf = read?.count === count ? read.at : Date.now()
+    const kept = current?.version === build.version && current.stamps.size > 0 ? [current] : []
+    this.earlier.set(projectId, [...kept, ...(this.earlier.get(projectId) ?? []).filter((s) => s.version === build.version)].slice(0, EARLIER_STATES))
+    this.verified.set(projectId, { version: build.version, inserts: count.inserts, lastLogged: count.last_logged, asOf, stamps: new Map() })
     // The count just read, as a read after the newest insert it counts would have answered it: the
     // next requests within the count's time to live reuse it.
-    const read = this.counts.get(projectId)
     if (read?.count === count) {
       const closed = clickhouseInstant(build.closedAt)
       this.counts.set(projectId, { ...read, after: count.last_logged, count: { ...count, verified_inserts: count.inserts, unverified_from: closed } })
@@ -217,6 +229,17 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
     return readable()
   }
 
+  /**
+   * The snapshots of the newest state before the current one (same build) with every part written,
+   * whose count was read at most `lagMs` ago, and when it was read; undefined when none is. Its
+   * answer is exact for the data as it was then: the build held then as it holds now.
+   */
+  lagging(projectId: string, build: B, parts: readonly Part[], lagMs: number): { stamps: Map<Part, number>; asOf: number } | undefined {
+    const since = Date.now() - lagMs
+    const state = (this.earlier.get(projectId) ?? []).find((s) => s.version === build.version && s.asOf >= since && parts.every((p) => s.stamps.has(p)))
+    return state && { stamps: new Map(parts.map((p) => [p, state.stamps.get(p)!.id])), asOf: state.asOf }
+  }
+
   /** Resolves when the snapshots being written for the project (or for every project) are. */
   async written(projectId?: string): Promise<void> {
     const projects = projectId === undefined ? [...this.snapshots.values()] : [this.snapshots.get(projectId) ?? new Map()]
@@ -253,31 +276,3 @@ async function waitFor(written: Written, waitMs: number, run: RequestRun): Promi
   await Promise.race([written.writing, new Promise<void>((r) => (timer = setTimeout(r, left)))])
   clearTimeout(timer)
 }
-
-/**
- * One read for every request that needs the same fact at once: after an insert, a burst of 20 read
- * the newest build 20 times, the insert count 19 and the crossing 5, one after another on chDB's
- * one line. The read runs detached from the request that starts it (its own deadline, no signal),
- * so that request's cancellation does not fail the others; its time counts in that request's stats.
- */
-export class SharedReads {
-  private readonly flights = new SingleFlight<unknown>()
-
-  /** A request that joins a read under way has waited on shared work (QueryStats.waited). */
-  run<T>(key: string, run: RequestRun, read: (own: RunOptions) => Promise<T>): Promise<T> {
-    let started = false
-    const shared = this.flights.run(key, () => {
-      started = true
-      return read({ timeoutS: run.timeoutS, stats: run.stats })
-    }) as Promise<T>
-    if (!started && run.stats) run.stats.waited += 1
-    return shared
-  }
-}
-
-/** Each entry's insert count, in one statement. */
-export const readInsertCounts = async (runner: QueryRunner, entries: InsertQuery[], own: RunOptions): Promise<InsertCount[]> =>
-  insertCounts(entries, await runner.rows<InsertCountRow>(eventInsertsStatement(entries), own))
-
-/** A request's own options for a read it runs itself. */
-export const requestOptions = (run: RequestRun) => ({ timeoutS: run.timeoutS, signal: run.signal, stats: run.stats })

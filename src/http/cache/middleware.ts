@@ -23,8 +23,9 @@ import { throttledWatermark } from './watermark.ts'
  * cached body is only ever served to a caller allowed to read that project.
  *
  * `X-Quarry-Cache` says what happened: `hit`, `miss`, `coalesced`, or `bypass` (not cacheable:
- * `/live`, explain=sql, a parameter error, the watermark unavailable). With `If-None-Match`
- * matching the request's ETag the answer is 304 without running anything.
+ * `/live`, explain=sql, a parameter error, the watermark unavailable, an answer behind the newest
+ * inserts). With `If-None-Match` matching the request's ETag the answer is 304 without running
+ * anything.
  *
  * The app uses it only when given one (`buildApp({ responseCache })`): a test that changes the
  * engine between two identical requests, or counts the queries they run, expects no cache.
@@ -64,6 +65,13 @@ export interface ResponseCache {
  */
 const PER_REQUEST = /^(x-request-id|server-timing|x-quarry-stats|x-quarry-cache|etag|content-length|vary|set-cookie|retry-after|ratelimit-.*|x-ratelimit-.*|access-control-.*)$/i
 
+/**
+ * Set by a route whose answer is exact for the data a moment before the watermark it was asked
+ * under: it is neither kept nor tagged, since the watermark's key and ETag would vouch for data it
+ * lacks until the next insert, past the lag the route allowed.
+ */
+export const LIVE_AS_OF = 'X-Quarry-Live-As-Of'
+
 /** Bytes of bookkeeping counted per entry besides its body and headers. */
 const ENTRY_OVERHEAD = 256
 
@@ -96,6 +104,7 @@ export function createResponseCache(
   const run = async (c: Context<AppEnv>, next: Next, key: string, ttlMs: number, etag: string | undefined) => {
     await next()
     if (c.res.status !== 200 || c.error) return undefined
+    if (c.res.headers.has(LIVE_AS_OF)) return void c.res.headers.set('X-Quarry-Cache', 'bypass')
     if (etag) c.res.headers.set('ETag', etag)
     c.res.headers.set('X-Quarry-Cache', opts.store ? 'miss' : 'bypass')
     if (!opts.store) return undefined

@@ -8,7 +8,7 @@ import { postingsFragments } from '../../query/sealed-filters.ts'
 import { SEEN_DAYS } from '../../query/sealed-pages.ts'
 import { renderSql } from '../../query/sql-templates.ts'
 import { clickhouseInstant } from '../../query/time-range.ts'
-import { readInsertCounts } from '../build-planner.ts'
+import { readInsertCounts } from '../planning-reads.ts'
 
 export interface SealOptions {
   runner: QueryRunner

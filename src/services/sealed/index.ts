@@ -18,7 +18,8 @@ import type { PostingsChoice } from '../../query/sealed-postings.ts'
 import { sealedLivePagesWriteStatement } from '../../query/sealed-pages.ts'
 import { sealedLiveProfilesWriteStatement } from '../../query/product/sealed-product.ts'
 import { sealedLiveHeldWriteStatement } from '../../query/product/sealed-units.ts'
-import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, LATEST_TTL_MS, type RequestRun, type SnapshotWait } from '../build-planner.ts'
+import { BuildPlanner, DEFAULT_INSERTS_TTL_MS, LATEST_TTL_MS, type SnapshotWait } from '../build-planner.ts'
+import type { RequestRun } from '../planning-reads.ts'
 import { BuildSnapshots } from '../build-snapshots.ts'
 import { BuildScheduler } from '../build-scheduler.ts'
 import { dropBuildsBefore, sealProject } from './builder.ts'
@@ -92,6 +93,15 @@ export interface SealedHistoryOptions {
   /** How long an insert count read for a build answers the next requests (0: each request reads it). */
   insertsTtlMs?: number
   /**
+   * How far behind the inserts a request may read the events after C (default 0: never). Under a
+   * stream of inserts each one is a new state, its parts' snapshots written at most every 2 s, and
+   * a request that finds none for the state computes its part (M, an insert a second: /pages 22 ->
+   * 137 ms at p50, country 15 -> 48; experiments/under-ingest.ts). Within this lag it reads instead
+   * the snapshots of an earlier state whose insert count was read at most this long ago: the exact
+   * answer for the data as it was then, which the response says in X-Quarry-Live-As-Of.
+   */
+  liveLagMs?: number
+  /**
    * How long a build replaced by a newer one is kept for the requests that planned with it (default:
    * the time a request trusts the newest build it read, plus a request's query timeout, plus 5 s).
    * Until then a project holds two builds on disk; after it, one.
@@ -106,14 +116,16 @@ const DEFAULT_REBUILD_INTERVAL_MS = 5 * 60_000
 const DEFAULT_COUNTED_MIN_SESSIONS = 400_000
 const DEFAULT_SNAPSHOT_WAIT_MS = 5_000
 const DEFAULT_SNAPSHOT_LONG_WRITE_MS = 500
+/** A request that may read an earlier state's snapshots neither waits for a write nor computes its part. */
+const NO_WAIT: SnapshotWait = { ms: 0, longWriteMs: Infinity }
 
 /** The sealed history `quarry serve` runs with, or none when QUARRY_SEALED=0. */
 export function configuredSealedHistory(
-  config: Pick<Config, 'QUARRY_SEALED' | 'QUARRY_QUERY_TIMEOUT_S'>,
+  config: Pick<Config, 'QUARRY_SEALED' | 'QUARRY_QUERY_TIMEOUT_S' | 'QUARRY_LIVE_LAG_MS'>,
   deps: Pick<SealedHistoryOptions, 'runner' | 'logger' | 'metrics'> & { now?: () => Date },
 ): SealedHistory | undefined {
   if (!config.QUARRY_SEALED) return undefined
-  return new SealedHistory({ now: () => new Date(), ...deps, queryTimeoutS: config.QUARRY_QUERY_TIMEOUT_S })
+  return new SealedHistory({ now: () => new Date(), ...deps, queryTimeoutS: config.QUARRY_QUERY_TIMEOUT_S, liveLagMs: config.QUARRY_LIVE_LAG_MS })
 }
 
 export class SealedHistory {
@@ -138,6 +150,7 @@ export class SealedHistory {
       snapshotLongWriteMs: DEFAULT_SNAPSHOT_LONG_WRITE_MS,
       countedMinSessions: DEFAULT_COUNTED_MIN_SESSIONS,
       insertsTtlMs: DEFAULT_INSERTS_TTL_MS,
+      liveLagMs: 0,
       replacedGraceMs: LATEST_TTL_MS + opts.queryTimeoutS * 1000 + 5_000,
       ...opts,
     }
@@ -174,8 +187,12 @@ export class SealedHistory {
     if (!build) return undefined
     if (await this.planner.holds(projectId, build, planning)) {
       if (build.recentSessions < this.opts.countedMinSessions) parts = parts.filter((part) => part !== 'seen')
-      const stamps = await Promise.all(parts.map((part) => this.planner.snapshot(projectId, build, planning, part, this.snapshotWait)))
-      const stamped = { ...build }
+      const lag = this.opts.liveLagMs > 0 ? this.planner.lagging(projectId, build, parts, this.opts.liveLagMs) : undefined
+      const current = await Promise.all(parts.map((part) => this.planner.snapshot(projectId, build, planning, part, lag ? NO_WAIT : this.snapshotWait)))
+      // Every part from one state: an earlier one whole rather than the current one in part.
+      const lagging = lag && current.some((stamp) => stamp === undefined)
+      const stamps = lagging ? parts.map((part) => lag.stamps.get(part)) : current
+      const stamped: SealedBuild = lagging ? { ...build, liveAsOf: DateTime.fromMillis(lag.asOf, { zone: 'utc' }) } : { ...build }
       parts.forEach((part, i) => {
         if (stamps[i] !== undefined) stamped[STAMPS[part]] = stamps[i]
       })

@@ -1,7 +1,7 @@
 import type { RunOptions, Statement } from '../../clickhouse/run.ts'
 import type { SealedBuild } from '../../query/sealed.ts'
 import { PostingsChoice, testedAsList } from '../../query/sealed-postings.ts'
-import { requestOptions, SharedReads, type RequestRun } from '../build-planner.ts'
+import { requestOptions, SharedReads, type RequestRun } from '../planning-reads.ts'
 
 /** Sets remembered per build, past which a project's are forgotten (a dashboard asks a handful). */
 const MAX_SETS = 1_000

@@ -1,0 +1,106 @@
+/**
+ * The sealed routes while events arrive: one client asks /metrics, /pages, a breakdown and
+ * /export/charts in turn (cache off, in process), in phases that alternate between quiet and a
+ * stream of small inserts after C (a copy of the project's last event under a new id every
+ * INTERVAL_MS, as loaders write a live project; C and the data's clock stay). bench.ts inserts
+ * nothing, so every request it times reads the planner's snapshots of the part after C; under a
+ * stream each insert is a new state, written at most every 2 s, and requests in between compute
+ * their part, unless they may read an earlier state's (`liveLagMs`). Each round runs a quiet and a
+ * streaming phase per lag in LAGS (ms, comma-separated; each its own sealed history over the one
+ * engine). Per lag, route and phase kind: p50 and p90 of wall, and how many requests read
+ * snapshots (their statement reads sealed_live*) and how many of those an earlier state's.
+ *
+ *   npx tsx benchmarks/experiments/under-ingest.ts DIR PROJECT [ROUNDS] [PHASE_S] [INTERVAL_MS] [LAGS]
+ */
+import { loadavg } from 'node:os'
+import type { QueryRunner, RunOptions, Statement } from '../../src/clickhouse/run.ts'
+import { buildApp } from '../../src/app.ts'
+import { SealedHistory } from '../../src/services/sealed/index.ts'
+import { insertCopyOfLastEvent, sealedProjectApp } from '../lib/sealed-project.ts'
+import { quantile } from '../lib/stats.ts'
+
+const [dir, project, roundsArg = '3', phaseSArg = '15', intervalArg = '1000', lagsArg = '0,3000'] = process.argv.slice(2)
+if (!dir || !project) throw new Error('usage: under-ingest.ts DIR PROJECT [ROUNDS] [PHASE_S] [INTERVAL_MS] [LAGS]')
+const rounds = Number(roundsArg)
+const phaseMs = Number(phaseSArg) * 1000
+const intervalMs = Number(intervalArg)
+const lags = lagsArg.split(',').map(Number)
+const { rt, headers, clock } = await sealedProjectApp(dir, project, 'under-ingest')
+const now = () => clock.toJSDate()
+const config = { ...rt.config, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_QUERY_TIMEOUT_S: 120 }
+const variants = lags.map((liveLagMs) => {
+  const sealed = new SealedHistory({ runner: rt.runner, logger: rt.logger, now, queryTimeoutS: 120, rebuildIntervalMs: 3_600_000, liveLagMs })
+  return { lag: liveLagMs, sealed, app: buildApp({ config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, now, responseCache: false as const, metrics: false as const, sealed }) }
+})
+
+// Which statement each request ran last: the route's own tells whether it read a snapshot.
+let lastRouteSql = ''
+const runner = rt.runner as QueryRunner
+const rows = runner.rows.bind(runner)
+;(runner as { rows: QueryRunner['rows'] }).rows = <T>(stmt: Statement, opts: RunOptions) => {
+  if (/^(insights|export)_/.test(stmt.name)) lastRouteSql = stmt.sql
+  return rows<T>(stmt, opts)
+}
+
+const chart = new URLSearchParams({ projectId: project, range: '30d', interval: 'day', series: JSON.stringify([{ name: 'screen_view', segment: 'event' }]) })
+const routes: Record<string, string> = {
+  metrics: `/insights/${project}/metrics?range=30d`,
+  pages: `/insights/${project}/pages?range=30d`,
+  country: `/insights/${project}/country?range=30d`,
+  charts: `/export/charts?${chart}`,
+}
+type Cell = { ms: number[]; snapshot: number; lagging: number }
+const cells = new Map<string, Cell>()
+const cell = (key: string) => cells.get(key) ?? (cells.set(key, { ms: [], snapshot: 0, lagging: 0 }).get(key) as Cell)
+
+let inserts = 0
+const loads: number[] = []
+// Each variant's first quiet phase warms it up (snapshots written, caches filled): not counted.
+const phases = [...lags.map((_, v) => ({ v, streaming: false, warm: true })), ...Array.from({ length: rounds }, () => lags.flatMap((_, v) => [false, true].map((streaming) => ({ v, streaming, warm: false })))).flat()]
+for (const { v, streaming, warm } of phases) {
+  const { app, sealed, lag } = variants[v]!
+  const kind = warm ? 'warm-up' : `${lag}|${streaming ? 'inserts' : 'quiet'}`
+  let stop = false
+  const stream = streaming
+    ? (async () => {
+        while (!stop) {
+          const t = performance.now()
+          await insertCopyOfLastEvent(rt.runner, project)
+          inserts++
+          await new Promise((r) => setTimeout(r, Math.max(0, intervalMs - (performance.now() - t))))
+        }
+      })()
+    : Promise.resolve()
+  loads.push(loadavg()[0]!)
+  const end = performance.now() + phaseMs
+  while (performance.now() < end) {
+    for (const [route, path] of Object.entries(routes)) {
+      lastRouteSql = ''
+      const t = performance.now()
+      const res = await app.request(`http://q${path}`, { headers })
+      await res.arrayBuffer()
+      if (res.status !== 200) throw new Error(`${route}: ${res.status}`)
+      if (warm) continue
+      const c = cell(`${route}|${kind}`)
+      c.ms.push(performance.now() - t)
+      if (/FROM sealed_live/.test(lastRouteSql)) c.snapshot++
+      if (res.headers.has('x-quarry-live-as-of')) c.lagging++
+    }
+  }
+  stop = true
+  await stream
+  // The next phase starts settled: the writes the last inserts started are done.
+  await sealed.snapshotsWritten(project)
+}
+console.log(`${project}: ${rounds} rounds of a quiet and a streaming phase of ${phaseSArg} s per lag, an insert every ${intervalMs} ms while streaming (${inserts} in all); load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}\n`)
+console.log('| lag ms | route | quiet p50 / p90 ms | snapshots read | inserts p50 / p90 ms | snapshots read (earlier state) |\n|--:|---|--:|--:|--:|--:|')
+for (const lag of lags) {
+  for (const route of Object.keys(routes)) {
+    const text = (kind: string) => {
+      const c = cell(`${route}|${lag}|${kind}`)
+      return `${quantile(c.ms, 0.5).toFixed(1)} / ${quantile(c.ms, 0.9).toFixed(1)} | ${c.snapshot} of ${c.ms.length}${kind === 'inserts' ? ` (${c.lagging})` : ''}`
+    }
+    console.log(`| ${lag} | ${route} | ${text('quiet')} | ${text('inserts')} |`)
+  }
+}
+await rt.close()
