@@ -2,7 +2,7 @@
  * The sealed routes while events arrive: one client asks /metrics, /pages, a breakdown and
  * /export/charts in turn (cache off, in process), in phases that alternate between quiet and a
  * stream of small inserts after C (a copy of the project's last event under a new id every
- * INTERVAL_MS, as loaders write a live project; C and the data's clock stay). bench.ts inserts
+ * INTERVAL_MS, inserted as a row the way loaders write a live project; C and the data's clock stay). bench.ts inserts
  * nothing, so every request it times reads the planner's snapshots of the part after C; under a
  * stream each insert is a new state, written at most every 2 s, and requests in between compute
  * their part, unless they may read an earlier state's (`liveLagMs`). Each round runs a quiet and a
@@ -16,7 +16,8 @@ import { loadavg } from 'node:os'
 import type { QueryRunner, RunOptions, Statement } from '../../src/clickhouse/run.ts'
 import { buildApp } from '../../src/app.ts'
 import { SealedHistory } from '../../src/services/sealed/index.ts'
-import { insertCopyOfLastEvent, sealedProjectApp } from '../lib/sealed-project.ts'
+import { randomUUID } from 'node:crypto'
+import { sealedProjectApp } from '../lib/sealed-project.ts'
 import { quantile } from '../lib/stats.ts'
 
 const [dir, project, roundsArg = '3', phaseSArg = '15', intervalArg = '1000', lagsArg = '0,3000'] = process.argv.slice(2)
@@ -27,19 +28,33 @@ const intervalMs = Number(intervalArg)
 const lags = lagsArg.split(',').map(Number)
 const { rt, headers, clock } = await sealedProjectApp(dir, project, 'under-ingest')
 const now = () => clock.toJSDate()
+// Read once: selecting the newest of L's 15M events per insert held chDB's line ~380 ms each time.
+const [last] = await (await rt.engine.client.query({ query: 'SELECT * FROM events WHERE project_id = {p:String} ORDER BY created_at DESC LIMIT 1', query_params: { p: project }, format: 'JSONEachRow' })).json<Record<string, unknown>>()
+const insertCopy = () => rt.engine.client.insert({ table: 'events', values: [{ ...last, id: randomUUID() }], format: 'JSONEachRow' })
 const config = { ...rt.config, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_QUERY_TIMEOUT_S: 120 }
 const variants = lags.map((liveLagMs) => {
   const sealed = new SealedHistory({ runner: rt.runner, logger: rt.logger, now, queryTimeoutS: 120, rebuildIntervalMs: 3_600_000, liveLagMs })
   return { lag: liveLagMs, sealed, app: buildApp({ config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, now, responseCache: false as const, metrics: false as const, sealed }) }
 })
 
-// Which statement each request ran last: the route's own tells whether it read a snapshot.
+// Which statement each request ran last: the route's own tells whether it read a snapshot. And
+// per phase kind, each statement's count and wall ms summed (a statement's wall includes its wait
+// in chDB's queue; background writes run beside the line).
 let lastRouteSql = ''
+let phaseKind = ''
+const statements = new Map<string, { n: number; ms: number }>()
 const runner = rt.runner as QueryRunner
-const rows = runner.rows.bind(runner)
-;(runner as { rows: QueryRunner['rows'] }).rows = <T>(stmt: Statement, opts: RunOptions) => {
-  if (/^(insights|export)_/.test(stmt.name)) lastRouteSql = stmt.sql
-  return rows<T>(stmt, opts)
+for (const method of ['rows', 'command'] as const) {
+  const original = (runner[method] as (...a: unknown[]) => Promise<unknown>).bind(runner)
+  ;(runner as unknown as Record<string, unknown>)[method] = (stmt: Statement, opts?: RunOptions & { background?: string }) => {
+    if (method === 'rows' && /^(insights|export)_/.test(stmt.name)) lastRouteSql = stmt.sql
+    const t = performance.now()
+    return original(stmt, opts).finally(() => {
+      const key = `${phaseKind}|${opts?.background ? `${stmt.name} (${opts.background})` : stmt.name}`
+      const s = statements.get(key) ?? { n: 0, ms: 0 }
+      statements.set(key, { n: s.n + 1, ms: s.ms + performance.now() - t })
+    })
+  }
 }
 
 const chart = new URLSearchParams({ projectId: project, range: '30d', interval: 'day', series: JSON.stringify([{ name: 'screen_view', segment: 'event' }]) })
@@ -60,12 +75,16 @@ const phases = [...lags.map((_, v) => ({ v, streaming: false, warm: true })), ..
 for (const { v, streaming, warm } of phases) {
   const { app, sealed, lag } = variants[v]!
   const kind = warm ? 'warm-up' : `${lag}|${streaming ? 'inserts' : 'quiet'}`
+  phaseKind = kind
   let stop = false
   const stream = streaming
     ? (async () => {
         while (!stop) {
           const t = performance.now()
-          await insertCopyOfLastEvent(rt.runner, project)
+          const t0 = performance.now()
+          await insertCopy()
+          const s = statements.get(`${kind}|insert (a row)`) ?? { n: 0, ms: 0 }
+          statements.set(`${kind}|insert (a row)`, { n: s.n + 1, ms: s.ms + performance.now() - t0 })
           inserts++
           await new Promise((r) => setTimeout(r, Math.max(0, intervalMs - (performance.now() - t))))
         }
@@ -102,5 +121,11 @@ for (const lag of lags) {
     }
     console.log(`| ${lag} | ${route} | ${text('quiet')} | ${text('inserts')} |`)
   }
+}
+console.log('\nStatements while streaming, per lag: count and wall ms summed, the largest first\n')
+for (const lag of lags) {
+  const prefix = `${lag}|inserts|`
+  const mine = [...statements].filter(([k]) => k.startsWith(prefix)).sort((a, b) => b[1].ms - a[1].ms)
+  console.log(`lag ${lag}: ${mine.map(([k, s]) => `${k.slice(prefix.length)} ${s.n} × ${Math.round(s.ms / s.n)} = ${Math.round(s.ms)}`).join('; ')}\n`)
 }
 await rt.close()
