@@ -10,6 +10,7 @@ import { createClientRow } from '../src/auth/clients.ts'
 import type { QueryRunner, Statement } from '../src/clickhouse/run.ts'
 import { createResponseCache, type ResponseCache } from '../src/http/cache/middleware.ts'
 import { eventsWatermark } from '../src/http/cache/watermark.ts'
+import { createMetrics, type Metrics } from '../src/telemetry/metrics.ts'
 import { SealedHistory } from '../src/services/sealed/index.ts'
 import { C, cases, events, extra, get, h, inline, insert, model, S, seal, U, useSealedSeams } from './fixtures/sealed-seams.ts'
 import { queryString, requestAs, type Query, type Reply } from './fixtures/insights-harness.ts'
@@ -503,8 +504,8 @@ describe('a request behind the newest inserts (liveLagMs)', () => {
     metrics: { query: { range: '30d' }, expected: () => model().metrics(U, W30, 'day') },
   }
   /** An app over its own sealed history that may read the events after C as they were up to `liveLagMs` ago. */
-  const lagging = async (liveLagMs: number, name: string, responseCache?: ResponseCache) => {
-    const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 0, countedMinSessions: 0, liveLagMs })
+  const lagging = async (liveLagMs: number, name: string, responseCache?: ResponseCache, metrics?: Metrics) => {
+    const sealed = new SealedHistory({ runner: h.rt.runner, logger: h.rt.logger, now: () => h.clock.now, queryTimeoutS: 10, rebuildIntervalMs: 0, insertsTtlMs: 0, countedMinSessions: 0, liveLagMs, metrics })
     const app = testApp(h.rt, { now: () => h.clock.now, sealed, ...(responseCache ? { responseCache } : {}) })
     const root = await createClientRow(h.rt.runner, { type: 'root', projectId: null, organizationId: 'org-1', name })
     const ask = async (route: string) => {
@@ -529,7 +530,11 @@ describe('a request behind the newest inserts (liveLagMs)', () => {
   }
 
   it("within the lag, reads the snapshots of the state before the insert, says since when, then the new state's once written", async () => {
-    const { sealed, ask } = await lagging(60_000, 'root-lag')
+    const metrics = createMetrics()
+    const reads = async () => Object.fromEntries((await metrics.sealedLiveReads.get()).values.map((v) => [v.labels.read, v.value]))
+    const { sealed, ask } = await lagging(60_000, 'root-lag', undefined, metrics)
+    // The first of each route found nothing written and computed its part.
+    expect(await reads()).toEqual({ computed: 3 })
     for (const route of Object.keys(ROUTES)) {
       const res = await ask(route)
       expect(res.headers.get('x-quarry-live-as-of'), route).toBeNull()
@@ -550,6 +555,7 @@ describe('a request behind the newest inserts (liveLagMs)', () => {
       expect(res.headers.get('x-quarry-live-as-of'), route).toBeNull()
       expect(res.body, route).toEqual(ROUTES[route]!.expected())
     }
+    expect(await reads()).toEqual({ computed: 3, current: 6, earlier: 3 })
   })
 
   it('past the lag, answers for the data as it is', async () => {

@@ -127,6 +127,12 @@ export function createMetrics(opts: { process?: boolean } = {}) {
       registers,
     }),
     exportBytes: new Counter({ name: 'quarry_export_bytes_total', help: 'Bytes of exported events from the engine, by format', labelNames: ['format'], registers }),
+    sealedLiveReads: new Counter({
+      name: 'quarry_sealed_live_reads_total',
+      help: 'Sealed answers by how they read the events after C: snapshots of them as they are (current), of a state within QUARRY_LIVE_LAG_MS before (earlier), or computed by the request (computed)',
+      labelNames: ['read'],
+      registers,
+    }),
     sealedBuildDuration: new Histogram({
       name: 'quarry_sealed_build_duration_seconds',
       help: 'Kept builds of the sealed history, by project',

@@ -192,6 +192,7 @@ export class SealedHistory {
       // Every part from one state: an earlier one whole rather than the current one in part.
       const lagging = lag && current.some((stamp) => stamp === undefined)
       const stamps = lagging ? parts.map((part) => lag.stamps.get(part)) : current
+      if (parts.length > 0 && !run.runner.dryRun) this.opts.metrics?.sealedLiveReads.inc({ read: lagging ? 'earlier' : stamps.every((s) => s !== undefined) ? 'current' : 'computed' })
       const stamped: SealedBuild = lagging ? { ...build, liveAsOf: DateTime.fromMillis(lag.asOf, { zone: 'utc' }) } : { ...build }
       parts.forEach((part, i) => {
         if (stamps[i] !== undefined) stamped[STAMPS[part]] = stamps[i]
