@@ -334,6 +334,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -831,6 +833,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1088,6 +1092,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1345,6 +1351,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1602,6 +1610,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1859,6 +1869,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2116,6 +2128,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2373,6 +2387,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2630,6 +2646,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2887,6 +2905,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3144,6 +3164,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3401,6 +3423,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3658,6 +3682,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3915,6 +3941,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4172,6 +4200,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4429,6 +4459,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4686,6 +4718,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4943,6 +4977,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5200,6 +5236,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5457,6 +5495,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5714,6 +5754,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5971,6 +6013,8 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6223,6 +6267,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6473,6 +6519,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6725,6 +6773,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6980,6 +7030,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7232,6 +7284,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7484,6 +7538,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7736,6 +7792,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7992,6 +8050,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8242,6 +8302,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8492,6 +8554,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8755,6 +8819,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9005,6 +9071,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9245,6 +9313,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -12258,6 +12328,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         /** @description Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated) */
                         "X-Quarry-Clamped"?: string;
                         /** @description With previous=true: the previous window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
@@ -12527,6 +12599,8 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
+                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        "X-Quarry-Live-As-Of"?: string;
                         /** @description Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated) */
                         "X-Quarry-Clamped"?: string;
                         /** @description With previous=true: the previous window <start>/<end>, ISO 8601 with offsets; the end is exclusive */
