@@ -62,8 +62,9 @@ export interface SnapshotWait {
 }
 
 /**
- * A state of the data under a build that passed `holds`: its insert count, when that count was read
- * (the state holds every insert committed before), and the snapshot of each part written at it.
+ * A state of the data under a build that passed `holds`: its insert count, the last time a read
+ * still found that count (`asOf`: the state holds every insert committed before it), and the
+ * snapshot of each part written at it.
  */
 interface State<Part> {
   version: number
@@ -150,7 +151,10 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
     const count = await this.insertCount(projectId, build, run, verified?.lastLogged)
     if (run.runner.dryRun) return verified !== undefined
     if (count.closed_inserts !== build.inserts) return false
-    if (verified?.inserts === count.inserts) return true
+    if (verified?.inserts === count.inserts) {
+      verified.asOf = Math.max(verified.asOf, this.readAt(projectId, count))
+      return true
+    }
     // The events of the inserts verified were checked: when those logged up to the newest of them
     // are still just those (none that was logged before became visible since), only the events of
     // the ones logged after are read. Otherwise every event from C on is read again.
@@ -162,7 +166,7 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
     const current = this.verified.get(projectId)
     if (current?.version === build.version && current.inserts === count.inserts) return true
     const read = this.counts.get(projectId)
-    const asOf = read?.count === count ? read.at : Date.now()
+    const asOf = this.readAt(projectId, count)
     const kept = current?.version === build.version && current.stamps.size > 0 ? [current] : []
     this.earlier.set(projectId, [...kept, ...(this.earlier.get(projectId) ?? []).filter((s) => s.version === build.version)].slice(0, EARLIER_STATES))
     this.verified.set(projectId, { version: build.version, inserts: count.inserts, lastLogged: count.last_logged, asOf, stamps: new Map() })
@@ -175,6 +179,12 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
     return true
   }
 
+  /** When the count was asked for (remembered), or now: every insert committed before it is in the count. */
+  private readAt(projectId: string, count: InsertCount): number {
+    const read = this.counts.get(projectId)
+    return read?.count === count ? read.at : Date.now()
+  }
+
   /** The inserts logged since the build's start of counting, read at most once per `insertsTtlMs` (never remembered from a dry run). */
   private async insertCount(projectId: string, build: B, run: RequestRun, after?: string): Promise<InsertCount> {
     const known = this.counts.get(projectId)
@@ -183,8 +193,9 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
     if (run.runner.dryRun) return (await readInsertCounts(run.runner, [query], requestOptions(run)))[0]!
     const key = `inserts:${projectId}:${build.version}:${after}`
     return this.shared.run(key, run, async (own) => {
+      const asked = Date.now()
       const count = await this.insertReads.load(key, query, run.runner, own)
-      this.counts.set(projectId, { at: Date.now(), version: build.version, after, count })
+      this.counts.set(projectId, { at: asked, version: build.version, after, count })
       return count
     })
   }
@@ -231,8 +242,8 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
 
   /**
    * The snapshots of the newest state before the current one (same build) with every part written,
-   * whose count was read at most `lagMs` ago, and when it was read; undefined when none is. Its
-   * answer is exact for the data as it was then: the build held then as it holds now.
+   * last found current at most `lagMs` ago, and when; undefined when none is. Its answer is exact
+   * for the data as it was then: the build held then as it holds now.
    */
   lagging(projectId: string, build: B, parts: readonly Part[], lagMs: number): { stamps: Map<Part, number>; asOf: number } | undefined {
     const since = Date.now() - lagMs
@@ -255,10 +266,12 @@ export class BuildPlanner<B extends VersionedBuild, Row extends { project_id: st
     await writeInLane(run.runner, write, run.timeoutS)
     // Urgent: under a burst the requests waiting for this write would otherwise keep it out of the gate.
     const query = { projectId, closedAt: build.closedAt, since: build.insertsSince }
+    const asked = Date.now()
     const [count] = await readInsertCounts(run.runner, [query], { ...requestOptions(detached), urgent: true })
     const verified = this.verified.get(projectId)
     if (count!.inserts !== inserts || verified?.version !== build.version || verified.inserts !== inserts) return
     verified.stamps.set(part, { id: stamp, at: Date.now() })
+    verified.asOf = Math.max(verified.asOf, asked)
   }
 
   /** The project's newest build is to be read again (a build finished, or the data changed under it). */

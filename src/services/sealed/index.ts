@@ -97,8 +97,9 @@ export interface SealedHistoryOptions {
    * stream of inserts each one is a new state, its parts' snapshots written at most every 2 s, and
    * a request that finds none for the state computes its part (M, an insert a second: /pages 25 ->
    * 143 ms at p50, country 18 -> 47; experiments/under-ingest.ts). Within this lag it reads instead
-   * the snapshots of an earlier state whose insert count was read at most this long ago: the exact
-   * answer for the data as it was then, which the response says in X-Quarry-Live-As-Of.
+   * the snapshots of an earlier state that a read of the insert count last found current at most
+   * this long ago: the exact answer for the data as it was then, which the response says in
+   * X-Quarry-Live-As-Of.
    */
   liveLagMs?: number
   /**
