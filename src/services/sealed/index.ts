@@ -95,8 +95,8 @@ export interface SealedHistoryOptions {
   /**
    * How far behind the inserts a request may read the events after C (default 0: never). Under a
    * stream of inserts each one is a new state, its parts' snapshots written at most every 2 s, and
-   * a request that finds none for the state computes its part (M, an insert a second: /pages 25 ->
-   * 143 ms at p50, country 18 -> 47; experiments/under-ingest.ts). Within this lag it reads instead
+   * a request that finds none for the state computes its part (M, an insert a second: /pages 26 ->
+   * 148 ms at p50, country 19 -> 50; experiments/under-ingest.ts). Within this lag it reads instead
    * the snapshots of an earlier state that a read of the insert count last found current at most
    * this long ago: the exact answer for the data as it was then, which the response says in
    * X-Quarry-Live-As-Of.
