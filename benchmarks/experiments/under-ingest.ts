@@ -2,8 +2,8 @@
  * The sealed routes while events arrive: one client asks /metrics, /pages, a breakdown and
  * /export/charts in turn (cache off, in process), in phases that alternate between quiet and a
  * stream of small inserts after C (a copy of the project's last event under a new id every
- * INTERVAL_MS, inserted as a row the way loaders write a live project; C and the data's clock stay). bench.ts inserts
- * nothing, so every request it times reads the planner's snapshots of the part after C; under a
+ * INTERVAL_MS, inserted as a row the way loaders write a live project; C and the data's clock
+ * stay). bench.ts inserts nothing, so every request it times reads the planner's snapshots of the part after C; under a
  * stream each insert is a new state, written at most every 2 s, and requests in between compute
  * their part, unless they may read an earlier state's (`liveLagMs`). Each round runs a quiet and a
  * streaming phase per lag in LAGS (ms, comma-separated; each its own sealed history over the one
@@ -12,11 +12,11 @@
  *
  *   npx tsx benchmarks/experiments/under-ingest.ts DIR PROJECT [ROUNDS] [PHASE_S] [INTERVAL_MS] [LAGS]
  */
+import { randomUUID } from 'node:crypto'
 import { loadavg } from 'node:os'
 import type { QueryRunner, RunOptions, Statement } from '../../src/clickhouse/run.ts'
 import { buildApp } from '../../src/app.ts'
 import { SealedHistory } from '../../src/services/sealed/index.ts'
-import { randomUUID } from 'node:crypto'
 import { sealedProjectApp } from '../lib/sealed-project.ts'
 import { quantile } from '../lib/stats.ts'
 
