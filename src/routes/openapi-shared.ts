@@ -37,7 +37,7 @@ export const RANGE_HEADERS = {
 
 export const SEALED_HEADERS = {
   'X-Quarry-Sealed-Until': header('Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read)'),
-  'X-Quarry-Live-As-Of': header('Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache'),
+  'X-Quarry-Live-As-Of': header('Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache'),
 }
 
 export const PAGE_HEADERS = {

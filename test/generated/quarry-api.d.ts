@@ -334,7 +334,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -833,7 +833,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -1092,7 +1092,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -1351,7 +1351,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -1610,7 +1610,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -1869,7 +1869,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -2128,7 +2128,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -2387,7 +2387,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -2646,7 +2646,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -2905,7 +2905,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -3164,7 +3164,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -3423,7 +3423,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -3682,7 +3682,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -3941,7 +3941,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -4200,7 +4200,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -4459,7 +4459,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -4718,7 +4718,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -4977,7 +4977,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -5236,7 +5236,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -5495,7 +5495,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -5754,7 +5754,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -6013,7 +6013,7 @@ export interface paths {
                         Link?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -6267,7 +6267,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -6519,7 +6519,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -6773,7 +6773,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -7030,7 +7030,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -7284,7 +7284,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -7538,7 +7538,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -7792,7 +7792,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -8050,7 +8050,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -8302,7 +8302,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -8554,7 +8554,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -8819,7 +8819,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -9071,7 +9071,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -9313,7 +9313,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         [name: string]: unknown;
                     };
@@ -12328,7 +12328,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         /** @description Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated) */
                         "X-Quarry-Clamped"?: string;
@@ -12599,7 +12599,7 @@ export interface paths {
                         "X-Quarry-Timezone"?: string;
                         /** @description Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read) */
                         "X-Quarry-Sealed-Until"?: string;
-                        /** @description Present when the answer is exact for the data as it was at this instant, less than QUARRY_LIVE_LAG_MS before the newest inserts; such an answer is not kept by the response cache */
+                        /** @description Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache */
                         "X-Quarry-Live-As-Of"?: string;
                         /** @description Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated) */
                         "X-Quarry-Clamped"?: string;
