@@ -15,9 +15,7 @@
 import { randomUUID } from 'node:crypto'
 import { loadavg } from 'node:os'
 import type { QueryRunner, RunOptions, Statement } from '../../src/clickhouse/run.ts'
-import { buildApp } from '../../src/app.ts'
-import { SealedHistory } from '../../src/services/sealed/index.ts'
-import { sealedProjectApp } from '../lib/sealed-project.ts'
+import { sealedApp, sealedProjectApp } from '../lib/sealed-project.ts'
 import { quantile } from '../lib/stats.ts'
 
 const [dir, project, roundsArg = '3', phaseSArg = '15', intervalArg = '1000', lagsArg = '0,3000'] = process.argv.slice(2)
@@ -26,16 +24,13 @@ const rounds = Number(roundsArg)
 const phaseMs = Number(phaseSArg) * 1000
 const intervalMs = Number(intervalArg)
 const lags = lagsArg.split(',').map(Number)
-const { rt, headers, clock } = await sealedProjectApp(dir, project, 'under-ingest')
-const now = () => clock.toJSDate()
+const opened = await sealedProjectApp(dir, project, 'under-ingest', { liveLagMs: lags[0] })
+const { rt, headers } = opened
 // Read once: selecting the newest of L's 15M events per insert held chDB's line ~380 ms each time.
 const [last] = await (await rt.engine.client.query({ query: 'SELECT * FROM events WHERE project_id = {p:String} ORDER BY created_at DESC LIMIT 1', query_params: { p: project }, format: 'JSONEachRow' })).json<Record<string, unknown>>()
 const insertCopy = () => rt.engine.client.insert({ table: 'events', values: [{ ...last, id: randomUUID() }], format: 'JSONEachRow' })
-const config = { ...rt.config, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_QUERY_TIMEOUT_S: 120 }
-const variants = lags.map((liveLagMs) => {
-  const sealed = new SealedHistory({ runner: rt.runner, logger: rt.logger, now, queryTimeoutS: 120, rebuildIntervalMs: 3_600_000, liveLagMs })
-  return { lag: liveLagMs, sealed, app: buildApp({ config, runner: rt.runner, logger: rt.logger, signingKey: rt.signingKey, now, responseCache: false as const, metrics: false as const, sealed }) }
-})
+// The first lag's app is the one opened with the project; each further lag gets its own.
+const variants = lags.map((liveLagMs, i) => ({ lag: liveLagMs, ...(i === 0 ? opened : sealedApp(opened, { liveLagMs })) }))
 
 // Which statement each request ran last: the route's own tells whether it read a snapshot. And
 // per phase kind, each statement's count and wall ms summed (a statement's wall includes its wait

@@ -55,15 +55,19 @@ export async function openSealedProject(dir: string, project: string, reuse: boo
  */
 export async function sealedProjectApp(dir: string, project: string, clientName: string, sealedOptions: Partial<SealedHistoryOptions> = {}) {
   const opened = await openSealedProject(dir, project, true)
-  const { rt, clock } = opened
+  const client = await createClientRow(opened.rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: clientName })
+  const headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
+  return { ...opened, ...sealedApp(opened, sealedOptions), headers }
+}
+
+/** One more app over the opened project, with a sealed history of its own: experiments that compare options over one engine. */
+export function sealedApp({ rt, clock }: SealedProject, sealedOptions: Partial<SealedHistoryOptions> = {}) {
   const logger = pino({ level: 'warn' })
   const now = () => clock.toJSDate()
   const sealed = new SealedHistory({ runner: rt.runner, logger, now, queryTimeoutS: 120, rebuildIntervalMs: 3_600_000, ...sealedOptions })
   const config = { ...rt.config, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_QUERY_TIMEOUT_S: 120 }
   const app = buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, now, responseCache: false as const, metrics: false as const, sealed })
-  const client = await createClientRow(rt.runner, { type: 'root', projectId: null, organizationId: 'default', name: clientName })
-  const headers = { 'openpanel-client-id': client.id, 'openpanel-client-secret': client.secret }
-  return { ...opened, app, headers, sealed }
+  return { app, sealed }
 }
 
 /**
