@@ -13,18 +13,16 @@
  *
  *   npx tsx benchmarks/experiments/burst-after-insert.ts DIR PROJECT [ROUNDS] [N] [unshared|WAIT_MS,…]
  */
-import pino from 'pino'
-import { buildApp } from '../../src/app.ts'
 import type { CommandOptions, QueryRunner, RunOptions, Statement } from '../../src/clickhouse/run.ts'
-import { SealedHistory } from '../../src/services/sealed/index.ts'
-import { insertCopyOfLastEvent, sealedProjectApp } from '../lib/sealed-project.ts'
+import { insertCopyOfLastEvent, sealedApp, sealedProjectApp } from '../lib/sealed-project.ts'
 
 const [dir, project, roundsArg, nArg, waitsArg] = process.argv.slice(2)
 if (!dir || !project) throw new Error('usage: burst-after-insert.ts DIR PROJECT [ROUNDS] [N] [WAIT_MS,…]')
 const rounds = Number(roundsArg ?? 7)
 const n = Number(nArg ?? 20)
 const waits = (waitsArg ?? 'unshared,0,300').split(',')
-const { rt, headers, clock } = await sealedProjectApp(dir, project, 'burst-after-insert')
+const opened = await sealedProjectApp(dir, project, 'burst-after-insert')
+const { rt, headers } = opened
 
 let counts = new Map<string, number>()
 let engineMs = 0
@@ -41,17 +39,14 @@ for (const method of ['rows', 'command'] as const) {
   }
 }
 
-const logger = pino({ level: 'warn' })
-const now = () => clock.toJSDate()
-const config = { ...rt.config, QUARRY_RATE_LIMIT: 1_000_000, QUARRY_QUERY_TIMEOUT_S: 120 }
 const variants = waits.map((wait) => {
-  const sealed = new SealedHistory({ runner: rt.runner, logger, now, queryTimeoutS: 120, rebuildIntervalMs: 3_600_000, snapshotWaitMs: Number(wait) || 0 })
+  const { app, sealed } = sealedApp(opened, { snapshotWaitMs: Number(wait) || 0 })
   if (wait === 'unshared') {
     type Read = (own: RunOptions) => Promise<unknown>
     const planner = (sealed as unknown as { planner: { shared: unknown } }).planner
     planner.shared = { run: (_key: string, run: RunOptions, read: Read) => read({ timeoutS: run.timeoutS, signal: run.signal, stats: run.stats }) }
   }
-  return { wait, sealed, app: buildApp({ config, runner: rt.runner, logger, signingKey: rt.signingKey, now, responseCache: false as const, metrics: false as const, sealed }) }
+  return { wait, sealed, app }
 })
 
 const mix = ['metrics', 'pages', 'country', 'referrer', 'entry_page', 'device', 'browser', 'os'].map((r) => `/insights/${project}/${r}?range=30d`)
