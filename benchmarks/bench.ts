@@ -8,6 +8,7 @@
  *   npm run bench:quick  (30d only, fewer requests, shorter load phases, 1M-row export; < 10 min)
  *
  * --cold-snapshots: the uncached phase also times its projects' first snapshot writes.
+ * --read-lanes N: QUARRY_READ_LANES for the run (0: every read on chDB's one line), to compare.
  * BENCH_LOG=FILE: the servers' debug log there (each statement's name and time), to see a phase's statements.
  */
 import { spawn } from 'node:child_process'
@@ -61,6 +62,7 @@ const { values: args } = parseArgs({
     'skip-export': { type: 'boolean', default: false },
     'warm-only': { type: 'boolean', default: false },
     'cold-snapshots': { type: 'boolean', default: false },
+    'read-lanes': { type: 'string' },
     out: { type: 'string' },
   },
 })
@@ -108,6 +110,7 @@ const config = configSchema.parse({
   QUARRY_QUERY_TIMEOUT_S: '60',
   QUARRY_MAX_QUEUED_QUERIES: '1024',
   ...(args.gate ? { QUARRY_MAX_CONCURRENT_QUERIES: args.gate } : {}),
+  ...(args['read-lanes'] ? { QUARRY_READ_LANES: args['read-lanes'] } : {}),
 })
 // Access logs are written (the production cost of logging is part of the overhead), to /dev/null.
 const logger = createLogger(process.env.BENCH_LOG ? 'debug' : 'info', pino.destination({ dest: process.env.BENCH_LOG ?? '/dev/null', sync: false }))
@@ -549,7 +552,7 @@ const report = {
   finished: new Date().toISOString(),
   mode: quick ? 'quick' : 'full',
   machine: { cores: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version },
-  engine: { mode: rt.engine.mode, version: engineVersion, gate_concurrency: config.QUARRY_MAX_CONCURRENT_QUERIES },
+  engine: { mode: rt.engine.mode, version: engineVersion, gate_concurrency: config.QUARRY_MAX_CONCURRENT_QUERIES, read_lanes: config.QUARRY_READ_LANES },
   data: {
     note: dataNote,
     dir,

@@ -18,12 +18,13 @@ afterAll(async () => {
   await rt?.dispose()
 })
 
-const tables = () =>
+// By name: reads run on sessions of their own (read-lanes.ts), which a USE on the connection does not move.
+const tables = (database = rt.config.CLICKHOUSE_DATABASE) =>
   rt.runner.rows<TableDefinition>(
     {
       name: 'tables',
-      sql: 'SELECT name, engine, create_table_query FROM system.tables WHERE database = currentDatabase() ORDER BY name',
-      params: {},
+      sql: 'SELECT name, engine, create_table_query FROM system.tables WHERE database = {database:String} ORDER BY name',
+      params: { database },
     },
     { timeoutS: 10 },
   )
@@ -57,7 +58,7 @@ describe('migrations', () => {
     // Replayed in a database of its own, each migration twice over the ones before it: the state
     // an interrupted run leaves is the one the repeat starts from.
     const command = (query: string) => rt.engine.client.command({ query })
-    const database = (await rt.runner.rows<{ db: string }>({ name: 'db', sql: 'SELECT currentDatabase() AS db', params: {} }, { timeoutS: 10 }))[0]!.db
+    const database = rt.config.CLICKHOUSE_DATABASE
     const ddlBefore = await tables()
     await command('CREATE DATABASE replay')
     await command('USE replay')
@@ -65,7 +66,7 @@ describe('migrations', () => {
       for (const migration of loadMigrations()) {
         for (const statement of [...migration.statements, ...migration.statements]) await command(statement)
       }
-      const inReplay = await tables()
+      const inReplay = await tables('replay')
       expect(inReplay.every((t) => t.create_table_query.includes('replay.'))).toBe(true)
       const replayed = inReplay.map((t) => ({ ...t, create_table_query: t.create_table_query.replaceAll('replay.', `${database}.`) }))
       expect(replayed).toEqual(ddlBefore.filter((t) => t.name !== 'schema_migrations'))

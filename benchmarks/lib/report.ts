@@ -122,7 +122,7 @@ function markdown(r: Any): string {
   out.push(`# Quarry benchmark — ${r.data.note} (${r.mode})`, '')
   out.push(`- Run: ${r.date} → ${r.finished}`)
   out.push(`- Machine: ${r.machine.cores} cores (${r.machine.cpu}), ${r.machine.memory_gb} GB, Node ${r.machine.node}`)
-  out.push(`- Engine: ${r.engine.mode} ClickHouse ${r.engine.version} (chDB in process), query gate ${r.engine.gate_concurrency}`)
+  out.push(`- Engine: ${r.engine.mode} ClickHouse ${r.engine.version} (chDB in process), query gate ${r.engine.gate_concurrency}${r.engine.read_lanes === undefined ? '' : `, read lanes ${r.engine.read_lanes}`}`)
   out.push(`- Load average (1/5/15 min): start ${r.load_average.start.join(' ')}, end ${r.load_average.end.join(' ')} — other work shared the machine; compare ratios measured in the same iteration rather than absolute times across runs`)
   out.push(`- Data: ${r.data.events.toLocaleString()} events in ${r.data.projects} projects; L = ${r.data.L.id} (${r.data.L.events.toLocaleString()} events), M = ${r.data.M.id} (${r.data.M.events.toLocaleString()}); last event ${r.data.data_end}`)
   out.push(`- Windows: ${Object.entries(r.data.windows).map(([k, v]) => `${k} = ${v}`).join('; ')}`)

@@ -160,18 +160,15 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
         const deadline = AbortSignal.timeout(Math.max(1, Math.round(budgetMs)))
         const linked = linkedSignal([opts.signal, deadline])
         try {
-          const result = await engine.client.exec({
-            query: sql,
-            query_params: stmt.params,
-            query_id: queryId,
-            abort_signal: linked.signal,
-          })
           let text = ''
-          for await (const chunk of result.stream) text += chunk
+          let read: { rows: number; bytes: number } | undefined
+          if (engine.read) text = await engine.read({ sql, params: stmt.params, queryId, signal: linked.signal })
+          else {
+            const result = await engine.client.exec({ query: sql, query_params: stmt.params, query_id: queryId, abort_signal: linked.signal })
+            for await (const chunk of result.stream) text += chunk
+            if (engine.reportsReads) read = { rows: Number(result.summary?.read_rows ?? 0), bytes: Number(result.summary?.read_bytes ?? 0) }
+          }
           const elapsed = performance.now() - started
-          const read = engine.reportsReads
-            ? { rows: Number(result.summary?.read_rows ?? 0), bytes: Number(result.summary?.read_bytes ?? 0) }
-            : undefined
           if (opts.stats) {
             opts.stats.dbMs += elapsed
             opts.stats.queries += 1

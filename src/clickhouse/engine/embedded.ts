@@ -4,6 +4,7 @@ import { createChdbConnection } from 'chdb/connection'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { openBackgroundLane } from './background.ts'
+import { openReadLanes } from './read-lanes.ts'
 import { DataDirectoryLockedError } from './errors.ts'
 import type { Engine, EngineConfig } from './index.ts'
 import { killEmbedded } from './embedded-kill.ts'
@@ -52,12 +53,14 @@ export async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> 
   await client.command({ query: `USE ${database}` })
   // Builds beside requests, not ahead of them; snapshots at the requests' priority (background.ts).
   const background = { build: openBackgroundLane(dir, database, 19), snapshot: openBackgroundLane(dir, database, 0) }
+  const lanes = openReadLanes(dir, database, config.QUARRY_READ_LANES)
   return {
     mode: 'embedded',
     reportsReads: false,
     database,
     client,
     background,
+    read: (req) => lanes.read(req),
     async *streamRaw(req) {
       // The connection's query() buffers whole results; exports go through chDB's native streaming.
       // Each stream needs a session of its own (one active stream per session).
@@ -87,7 +90,7 @@ export async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> 
       if (QUERY_ID.test(queryId)) await killEmbedded(dir, queryId)
     },
     async close() {
-      await Promise.all([background.build.close(), background.snapshot.close()])
+      await Promise.all([background.build.close(), background.snapshot.close(), lanes.close()])
       await client.close()
     },
   }

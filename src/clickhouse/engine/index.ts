@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ConfigError, type Config } from '../../config.ts'
 import type { BackgroundLane } from './background.ts'
+import type { LaneRead } from './read-lanes.ts'
 import type { BackgroundKind } from '../run.ts'
 import { EmbeddedEngineMissingError } from './errors.ts'
 import { openHttpEngine } from './http.ts'
@@ -36,6 +37,11 @@ export interface Engine {
    * side anyway.
    */
   readonly background?: Readonly<Record<BackgroundKind, BackgroundLane>>
+  /**
+   * A read's result text, where the engine runs reads its own way (chDB: on the line, or beside it
+   * on a read lane: read-lanes.ts); otherwise reads go through `client`.
+   */
+  read?(req: LaneRead): Promise<string>
   /** Stops a running query by id where the engine allows it (HTTP mode). */
   kill(queryId: string): Promise<void>
   close(): Promise<void>
@@ -50,6 +56,7 @@ export type EngineConfig = Pick<
   | 'CLICKHOUSE_CLUSTER'
   | 'QUARRY_DATA_DIR'
   | 'QUARRY_MAX_CONCURRENT_QUERIES'
+  | 'QUARRY_READ_LANES'
   | 'QUARRY_QUERY_TIMEOUT_S'
   | 'QUARRY_EXPORT_TIMEOUT_S'
   | 'QUARRY_STREAM_FIRST_BYTE_TIMEOUT_MS'

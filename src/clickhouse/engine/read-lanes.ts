@@ -1,0 +1,185 @@
+import { Session } from 'chdb'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { unlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { killEmbedded } from './embedded-kill.ts'
+
+/**
+ * The embedded engine's reads, each on a chDB session of ours.
+ *
+ * chdb-node runs parameterized statements one after another, process-wide (background.ts), and a
+ * request's statement keeps about 1.2 of the 2 cores busy: alone on that line an M breakdown or
+ * /metrics took 23 ms, 37 a second at most. A statement without parameters runs in parallel, so a
+ * read that finds the line taken goes to a lane, a session of its own, with its values in a file the
+ * statement reads once: `WITH (SELECT tuple(…) FROM file(…)) AS quarry_values`, each placeholder
+ * becoming `CAST(quarry_values.k, 'Type')` (a subquery per placeholder, as the background lane reads
+ * its values, doubled the statement's time). The SQL holds only the statement's own text, a path and
+ * column names of ours, never a value; the file is JSON parsed by each column's type.
+ *
+ * The line is a session of ours too, not the connection's: a statement stopped part way (killed, or
+ * past its max_execution_time) leaves the rows it had written in the session's result, at the head of
+ * the next statement's (the next request's answer got the stopped one's rows). A session whose
+ * statement failed is closed once the statement has ended, and a new one opened.
+ */
+export interface LaneRead {
+  /** The whole statement, SETTINGS and FORMAT included, its values as `{name:Type}` placeholders. */
+  sql: string
+  params: Record<string, unknown>
+  /** The statement's log_comment, by which a kill finds it. */
+  queryId: string
+  signal?: AbortSignal
+}
+
+export interface ReadLanes {
+  /** The result's text: on the line when it is free or a lane cannot take the statement, else on a lane. */
+  read(req: LaneRead): Promise<string>
+  /** Waits for the reads under way, then closes the sessions (chDB closed under a statement aborts the process). */
+  close(): Promise<void>
+}
+
+const NAME = 'quarry_values'
+const PLACEHOLDER = /\{(\w+):([^{}]+)\}/g
+const LEADING_COMMENTS = /^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/
+const quoted = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
+
+/** A value as JSON the file's column parses, or undefined for one it cannot carry (the read goes to the line). */
+function jsonValue(value: unknown): unknown {
+  // A lone surrogate is sent to the line as UTF-8's replacement character; JSON would keep it as an
+  // escape that ClickHouse refuses.
+  if (typeof value === 'string') return Buffer.from(value, 'utf8').toString('utf8')
+  if (value === null || typeof value === 'boolean') return value
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined
+  if (typeof value === 'bigint') return String(value)
+  if (Array.isArray(value)) {
+    const items = value.map(jsonValue)
+    return items.includes(undefined) ? undefined : items
+  }
+  return undefined
+}
+
+/** The statement as a lane runs it and the file row it reads, or undefined when it must stay on the line. */
+export function laneStatement(sql: string, params: Record<string, unknown>, file: string): { sql: string; row?: string } | undefined {
+  const body = sql.replace(LEADING_COMMENTS, '')
+  const columns = new Map<string, { name: string; type: string; index: number }>()
+  const text = body.replace(PLACEHOLDER, (_, name: string, type: string) => {
+    const key = `${name}:${type}`
+    if (!columns.has(key)) columns.set(key, { name, type, index: columns.size + 1 })
+    return `CAST(${NAME}.${columns.get(key)!.index}, ${quoted(type)})`
+  })
+  if (columns.size === 0) return { sql: body }
+  const row: Record<string, unknown> = {}
+  for (const { name, index } of columns.values()) {
+    const value = Object.hasOwn(params, name) ? jsonValue(params[name]) : undefined
+    if (value === undefined) return undefined
+    row[`c${index}`] = value
+  }
+  const all = [...columns.values()]
+  const schema = all.map(({ type, index }) => `c${index} ${type}`).join(', ')
+  const head = `(SELECT tuple(${all.map(({ index }) => `c${index}`).join(', ')}) FROM file(${quoted(file)}, 'JSONEachRow', ${quoted(schema)})) AS ${NAME}`
+  // WITH reaches a union's other branches and every subquery (enable_global_with_statement, the default).
+  if (/^WITH\s+RECURSIVE\b/i.test(text)) return undefined
+  if (/^WITH\b/i.test(text)) return { sql: text.replace(/^WITH\b/i, `WITH ${head},`), row: JSON.stringify(row) }
+  if (/^SELECT\b/i.test(text)) return { sql: `WITH ${head}\n${text}`, row: JSON.stringify(row) }
+  return undefined
+}
+
+/** Each parse error's ClickHouse code where the client would have given it (a bad regex's 427 is the caller's). */
+function withCode(err: unknown): Error {
+  const message = err instanceof Error ? err.message : String(err)
+  const code = /Code: (\d+)\./.exec(message)?.[1]
+  return Object.assign(new Error(message, { cause: err }), code ? { code } : {})
+}
+
+/** The line and `count` lanes beside it (0: every read on the line). */
+export function openReadLanes(dir: string, database: string, count: number): ReadLanes {
+  const files = count > 0 ? mkdtempSync(join(tmpdir(), 'quarry-values-')) : ''
+  // Session 0 is the line's (parameterized statements), 1 to count the lanes'.
+  const sessions: (Promise<Session> | undefined)[] = []
+  const idle = Array.from({ length: count }, (_, i) => count - i)
+  const waiting: (() => void)[] = []
+  const running = new Set<Promise<unknown>>()
+  let lineTaken = false
+  let job = 0
+  const open = (slot: number) =>
+    (sessions[slot] ??= (async () => {
+      const s = new Session(dir)
+      await s.queryAsync(`USE ${database}`)
+      return s
+    })())
+  const next = () => waiting.shift()?.()
+  const turn = (signal?: AbortSignal) =>
+    new Promise<void>((resolve, reject) => {
+      const go = () => {
+        signal?.removeEventListener('abort', gone)
+        resolve()
+      }
+      const gone = () => {
+        waiting.splice(waiting.indexOf(go), 1)
+        reject(signal!.reason)
+      }
+      waiting.push(go)
+      signal?.addEventListener('abort', gone, { once: true })
+    })
+  /** One read on a slot's session. Not given the signal: chDB would settle at once while the statement runs on. */
+  const run = async (slot: number, req: LaneRead, send: (s: Session) => Promise<{ text(): string }>) => {
+    const session = await open(slot)
+    // A JavaScript abort does not stop chDB: the statement is killed, and the slot is free once it ends.
+    const kill = () => void killEmbedded(dir, req.queryId).catch(() => {})
+    req.signal?.addEventListener('abort', kill, { once: true })
+    try {
+      return (await send(session)).text()
+    } catch (err) {
+      sessions[slot] = undefined
+      session.close()
+      throw withCode(err)
+    } finally {
+      req.signal?.removeEventListener('abort', kill)
+    }
+  }
+  const onLane = async (lane: number, req: LaneRead, stmt: { sql: string; row?: string }, file: string) => {
+    if (stmt.row) await writeFile(file, `${stmt.row}\n`)
+    try {
+      return await run(lane, req, (s) => s.queryAsync(stmt.sql))
+    } finally {
+      if (stmt.row) await unlink(file).catch(() => {})
+    }
+  }
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    running.add(p)
+    return p.finally(() => running.delete(p))
+  }
+  return {
+    async read(req) {
+      const file = join(files, `${++job}.jsonl`)
+      const stmt = count > 0 ? laneStatement(req.sql, req.params, file) : undefined
+      for (;;) {
+        req.signal?.throwIfAborted()
+        if (!lineTaken) {
+          lineTaken = true
+          try {
+            return await track(run(0, req, (s) => s.queryBindAsync(req.sql, req.params)))
+          } finally {
+            lineTaken = false
+            next()
+          }
+        }
+        const lane = stmt ? idle.pop() : undefined
+        if (lane !== undefined) {
+          try {
+            return await track(onLane(lane, req, stmt!, file))
+          } finally {
+            idle.push(lane)
+            next()
+          }
+        }
+        await turn(req.signal)
+      }
+    },
+    async close() {
+      await Promise.allSettled([...running])
+      for (const s of await Promise.all(sessions.filter((s) => s !== undefined))) s.close()
+      if (files) rmSync(files, { recursive: true, force: true })
+    },
+  }
+}
