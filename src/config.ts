@@ -36,7 +36,7 @@ export const configSchema = z.object({
     .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'must be a cluster name of remote_servers')
     .optional().describe("cluster of the servers' remote_servers: replicated, sharded tables ON CLUSTER (needs CLICKHOUSE_URL)"),
   QUARRY_MAX_CONCURRENT_QUERIES: positiveInt.default(4).describe('queries running at once (the query gate)'),
-  QUARRY_READ_LANES: z.coerce.number().int().min(0).max(32).default(Math.max(0, availableParallelism() - 1)).describe('embedded engine: chDB sessions that run reads beside the one line for parameterized statements (default: the cores but one); 0 runs every read on the line'),
+  QUARRY_READ_LANES: z.coerce.number().int().min(0).max(32).default(availableParallelism()).describe('embedded engine: chDB sessions that run reads beside the one line for parameterized statements (default: the cores); 0 runs every read on the line'),
   QUARRY_MAX_QUEUED_QUERIES: z.coerce.number().int().min(0).default(64).describe('queries waiting for the gate; beyond, 503 overloaded'),
   /**
    * Short, so that under overload a request is served promptly or refused at once, and the backlog a
