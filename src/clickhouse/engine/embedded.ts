@@ -48,7 +48,7 @@ export async function openEmbeddedEngine(config: EngineConfig): Promise<Engine> 
   // chdb declares the Connection contract from its own copy of @clickhouse/client-common;
   // the shapes are the same, only the declaration files differ.
   const client = createClient({ connection } as unknown as Parameters<typeof createClient>[0])
-  // chDB keeps one engine per process and data directory, so USE applies to every session on it.
+  // The connection's own database, for commands and imports; the read and background sessions select theirs.
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
   await client.command({ query: `USE ${database}` })
   // Builds beside requests, not ahead of them; snapshots at the requests' priority (background.ts).
