@@ -7,6 +7,7 @@
  *   lanes:K     the line and K lanes beside it, each lane's values in a file read by one subquery
  *   subqueries  one session, no parameters, each placeholder a subquery of its own over a Memory
  *               table (as the background lane reads its values): why the lanes read a file once
+ *   NAME@T      a variant with max_threads = T on each statement
  *
  * Prints reads a second, the median read's wall ms and the process's CPU per wall second, and checks
  * that every variant returns each statement's rows (sorted) as the line does.
@@ -68,10 +69,11 @@ function subqueryReads(): ReadLanes & { session: Session } {
 }
 
 const variants = new Map<string, ReadLanes>()
-for (const name of variantsArg.split(',')) {
-  if (name === 'line') variants.set(name, openReadLanes(dir, rt.config.CLICKHOUSE_DATABASE, 0))
-  else if (name.startsWith('lanes:')) variants.set(name, openReadLanes(dir, rt.config.CLICKHOUSE_DATABASE, Number(name.slice(6))))
-  else if (name === 'subqueries') variants.set(name, subqueryReads())
+for (const key of variantsArg.split(',')) {
+  const name = key.split('@')[0]!
+  if (name === 'line') variants.set(key, openReadLanes(dir, rt.config.CLICKHOUSE_DATABASE, 0))
+  else if (name.startsWith('lanes:')) variants.set(key, openReadLanes(dir, rt.config.CLICKHOUSE_DATABASE, Number(name.slice(6))))
+  else if (name === 'subqueries') variants.set(key, subqueryReads())
   else throw new Error(`unknown variant ${name}`)
 }
 
@@ -81,7 +83,9 @@ const results = new Map<string, { perSecond: number[]; medians: number[]; cpu: n
 const work = statements.flatMap((s) => Array.from({ length: READS_PER_ROUTE }, () => s))
 
 for (let round = 0; round <= rounds; round++) {
-  for (const [name, pool] of variants) {
+  for (const [key, pool] of variants) {
+    const [name, threadsText] = key.split('@')
+    const threads = threadsText ? Number(threadsText) : undefined
     const latencies: number[] = []
     let next = 0
     const cpu0 = process.cpuUsage()
@@ -91,7 +95,8 @@ for (let round = 0; round <= rounds; round++) {
         for (let i = next++; i < work.length; i = next++) {
           const s = work[i]!
           const t = performance.now()
-          const text = await pool.read({ sql: s.sql, params: s.params, queryId: `read-lanes-${i}` })
+          const sql = threads ? s.sql.replace(/\nSETTINGS /, `\nSETTINGS max_threads = ${threads}, `) : s.sql
+          const text = await pool.read({ sql, params: s.params, queryId: `read-lanes-${i}` })
           latencies.push(performance.now() - t)
           const hash = rowsHash(text)
           if (!expected.has(s.route)) expected.set(s.route, hash)
@@ -103,11 +108,11 @@ for (let round = 0; round <= rounds; round++) {
     const cpu = process.cpuUsage(cpu0)
     // The first round warms each variant's sessions: not counted.
     if (round === 0) continue
-    const r = results.get(name) ?? { perSecond: [], medians: [], cpu: [] }
+    const r = results.get(key) ?? { perSecond: [], medians: [], cpu: [] }
     r.perSecond.push((work.length / wall) * 1000)
     r.medians.push(quantile(latencies, 0.5))
     r.cpu.push((cpu.user + cpu.system) / 1000 / wall)
-    results.set(name, r)
+    results.set(key, r)
   }
 }
 
