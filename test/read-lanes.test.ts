@@ -41,20 +41,26 @@ function holdLine(pool: ReadLanes): () => Promise<void> {
   }
 }
 
-/** A read on the lane: the line is held meanwhile, so a read the lane does not take waits and fails here. */
+/** A read on a lane, the line held meanwhile: a read the lanes do not take waits for the line, and fails here. */
 async function onLane(sql: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
   const release = holdLine(lanes)
   try {
     const read = lanes.read({ sql, params, queryId: 'lane-test', signal })
     const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('not taken by the lane')), 10_000).unref())
-    return await Promise.race([read, late])
+    const { text, on } = await Promise.race([read, late])
+    expect(on).toBe('lane')
+    return text
   } finally {
     await release()
   }
 }
 
 /** The statement on the line alone. */
-const onLine = (sql: string, params: Record<string, unknown>) => unlaned.read({ sql, params, queryId: 'lane-test' })
+async function onLine(sql: string, params: Record<string, unknown>): Promise<string> {
+  const { text, on } = await unlaned.read({ sql, params, queryId: 'lane-test' })
+  expect(on).toBe('line')
+  return text
+}
 
 const sortedLines = (text: string) => text.split('\n').filter(Boolean).sort()
 
@@ -111,7 +117,11 @@ describe('a read on a lane', () => {
     expect(asked.length).toBeGreaterThan(4 * routes.length)
     const release = holdLine(lanes)
     try {
-      for (const a of asked) expect(sortedLines(await lanes.read({ sql: a.sql, params: a.params, queryId: 'lane-test' })), a.what).toEqual(a.line)
+      for (const a of asked) {
+        const { text, on } = await lanes.read({ sql: a.sql, params: a.params, queryId: 'lane-test' })
+        expect(on, a.what).toBe('lane')
+        expect(sortedLines(text), a.what).toEqual(a.line)
+      }
     } finally {
       await release()
     }
@@ -127,11 +137,12 @@ describe('a read on a lane', () => {
       const finished: string[] = []
       const first = pool.read({ sql: long, params: { x: 1 }, queryId: 'long' }).then(() => finished.push('long'))
       await new Promise((resolve) => setTimeout(resolve, 300))
-      const text = await pool.read({ sql: short, params: { y: 2 }, queryId: 'short' })
+      const { text, on } = await pool.read({ sql: short, params: { y: 2 }, queryId: 'short' })
       finished.push('short')
       await first
       expect(JSON.parse(text)).toEqual({ y: 2 })
       expect(finished).toEqual(order)
+      expect(on).toBe(pool === lanes ? 'lane' : 'line')
     }
   })
 

@@ -118,6 +118,17 @@ describe('GET /metrics', () => {
     expect(after.value('quarry_nodejs_heap_size_used_bytes')).toBeGreaterThan(0)
   })
 
+  it('counts the embedded engine\'s reads by where they ran: on the line, or on a lane when the line was taken', async () => {
+    const before = await scrape(testApp(rt))
+    const long = rt.runner.rows({ name: 'telemetry_long', sql: 'SELECT sleepEachRow(0.5) AS s, {x:UInt8} AS x FROM numbers(2) SETTINGS max_block_size = 1', params: { x: 1 } }, { timeoutS: 10 })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await rt.runner.rows({ name: 'telemetry_short', sql: 'SELECT {y:UInt8} AS y', params: { y: 2 } }, { timeoutS: 10 })
+    await long
+    const after = await scrape(testApp(rt))
+    expect(delta(before, after, 'quarry_engine_reads_total', { on: 'line' })).toBe(1)
+    expect(delta(before, after, 'quarry_engine_reads_total', { on: 'lane' })).toBe(1)
+  })
+
   it('counts engine errors by class, and gate refusals as overloaded', async () => {
     const before = await scrape(testApp(rt))
     const bad = { name: 'telemetry_bad', sql: 'SELECT no_such_column FROM events', params: {} }

@@ -58,7 +58,7 @@ function subqueryReads(): ReadLanes & { session: Session } {
       }
       const done = tail.then(run)
       tail = done.catch(() => {})
-      return done
+      return done.then((text) => ({ text, on: 'lane' as const }))
     },
     async close() {
       await tail
@@ -96,7 +96,7 @@ for (let round = 0; round <= rounds; round++) {
           const s = work[i]!
           const t = performance.now()
           const sql = threads ? s.sql.replace(/\nSETTINGS /, `\nSETTINGS max_threads = ${threads}, `) : s.sql
-          const text = await pool.read({ sql, params: s.params, queryId: `read-lanes-${i}` })
+          const { text } = await pool.read({ sql, params: s.params, queryId: `read-lanes-${i}` })
           latencies.push(performance.now() - t)
           const hash = rowsHash(text)
           if (!expected.has(s.route)) expected.set(s.route, hash)

@@ -162,7 +162,8 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
         try {
           let text = ''
           let read: { rows: number; bytes: number } | undefined
-          if (engine.read) text = await engine.read({ sql, params: stmt.params, queryId, signal: linked.signal })
+          let on: 'line' | 'lane' | undefined
+          if (engine.read) ({ text, on } = await engine.read({ sql, params: stmt.params, queryId, signal: linked.signal }))
           else {
             const result = await engine.client.exec({ query: sql, query_params: stmt.params, query_id: queryId, abort_signal: linked.signal })
             for await (const chunk of result.stream) text += chunk
@@ -178,7 +179,7 @@ export function createQueryRunner(engine: Engine, gate: QueryGate, logger: Logge
               opts.stats.read.bytes += read.bytes
             }
           }
-          watch.done(elapsed, read)
+          watch.done(elapsed, read, on)
           logger.debug({ query: stmt.name, queryId, ms: Math.round(elapsed * 10) / 10, rowsRead: read?.rows, bytesRead: read?.bytes }, 'query')
           return text
             .split('\n')

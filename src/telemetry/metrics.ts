@@ -114,6 +114,12 @@ export function createMetrics(opts: { process?: boolean } = {}) {
     }),
     engineRowsRead: new Counter({ name: 'quarry_engine_rows_read_total', help: 'Rows the engine read, by statement name (a ClickHouse server; chDB does not report them)', labelNames: ['statement'], registers }),
     engineBytesRead: new Counter({ name: 'quarry_engine_bytes_read_total', help: 'Bytes the engine read, by statement name (a ClickHouse server; chDB does not report them)', labelNames: ['statement'], registers }),
+    engineReads: new Counter({
+      name: 'quarry_engine_reads_total',
+      help: 'Reads the embedded engine ran, by where: on the line for parameterized statements, or on a read lane beside it',
+      labelNames: ['on'],
+      registers,
+    }),
     engineErrors: new Counter({
       name: 'quarry_engine_errors_total',
       help: 'Failed engine statements, by statement name and class (timeout, unavailable, query, overloaded, cancelled)',

@@ -8,7 +8,8 @@ export interface Telemetry {
 }
 
 export interface StatementWatch {
-  done(ms: number, read?: { rows: number; bytes: number }): void
+  /** `on`: where the embedded engine ran a read (read-lanes.ts). */
+  done(ms: number, read?: { rows: number; bytes: number }, on?: 'line' | 'lane'): void
   /** `errorClass` only: an engine's message may quote a bound value. */
   failed(errorClass: string): void
 }
@@ -21,8 +22,12 @@ export function watchStatement(telemetry: Telemetry | undefined, statement: stri
   const { metrics, tracing } = telemetry
   const span = tracing?.statement(statement, { 'db.system.name': 'clickhouse', 'quarry.statement': statement })
   return {
-    done(ms, read) {
+    done(ms, read, on) {
       metrics.engineDuration.observe({ statement }, ms / 1000)
+      if (on) {
+        metrics.engineReads.inc({ on })
+        span?.setAttribute('quarry.engine.on', on)
+      }
       if (read) {
         metrics.engineRowsRead.inc({ statement }, read.rows)
         metrics.engineBytesRead.inc({ statement }, read.bytes)

@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ConfigError, type Config } from '../../config.ts'
 import type { BackgroundLane } from './background.ts'
-import type { LaneRead } from './read-lanes.ts'
+import type { LaneRead, LaneResult } from './read-lanes.ts'
 import type { BackgroundKind } from '../run.ts'
 import { EmbeddedEngineMissingError } from './errors.ts'
 import { openHttpEngine } from './http.ts'
@@ -41,7 +41,7 @@ export interface Engine {
    * A read's result text, where the engine runs reads its own way (chDB: on the line, or beside it
    * on a read lane: read-lanes.ts); otherwise reads go through `client`.
    */
-  read?(req: LaneRead): Promise<string>
+  read?(req: LaneRead): Promise<LaneResult>
   /** Stops a running query by id where the engine allows it (HTTP mode). */
   kill(queryId: string): Promise<void>
   close(): Promise<void>

@@ -31,9 +31,15 @@ export interface LaneRead {
   signal?: AbortSignal
 }
 
+/** A read's result text, and where it ran. */
+export interface LaneResult {
+  text: string
+  on: 'line' | 'lane'
+}
+
 export interface ReadLanes {
-  /** The result's text: on the line when it is free or a lane cannot take the statement, else on a lane. */
-  read(req: LaneRead): Promise<string>
+  /** On the line when it is free or a lane cannot take the statement, else on a lane. */
+  read(req: LaneRead): Promise<LaneResult>
   /** Waits for the reads under way, then closes the sessions (chDB closed under a statement aborts the process). */
   close(): Promise<void>
 }
@@ -158,7 +164,7 @@ export function openReadLanes(dir: string, database: string, count: number): Rea
         if (!lineTaken) {
           lineTaken = true
           try {
-            return await track(run(0, req, (s) => s.queryBindAsync(req.sql, req.params)))
+            return { text: await track(run(0, req, (s) => s.queryBindAsync(req.sql, req.params))), on: 'line' }
           } finally {
             lineTaken = false
             next()
@@ -167,7 +173,7 @@ export function openReadLanes(dir: string, database: string, count: number): Rea
         const lane = stmt ? idle.pop() : undefined
         if (lane !== undefined) {
           try {
-            return await track(onLane(lane, req, stmt!, file))
+            return { text: await track(onLane(lane, req, stmt!, file)), on: 'lane' }
           } finally {
             idle.push(lane)
             next()
