@@ -98,6 +98,7 @@ describe('a read on a lane', () => {
     expect(laneStatement('(SELECT {x:UInt8}) UNION ALL (SELECT 2)', { x: 1 }, '/tmp/v')).toBeUndefined()
     expect(laneStatement('SELECT {x:UInt8}', {}, '/tmp/v')).toBeUndefined()
     expect(laneStatement('SELECT {x:DateTime}', { x: new Date() }, '/tmp/v')).toBeUndefined()
+    expect(laneStatement('SELECT count() FROM {t:Identifier}', { t: 'events' }, '/tmp/v')).toBeUndefined()
     expect(laneStatement('-- a comment\nSELECT 1', {}, '/tmp/v')).toEqual({ sql: 'SELECT 1' })
   })
 

@@ -74,6 +74,8 @@ export function laneStatement(sql: string, params: Record<string, unknown>, file
     return `CAST(${NAME}.${columns.get(key)!.index}, ${quoted(type)})`
   })
   if (columns.size === 0) return { sql: body }
+  // An identifier names a table or column: it cannot be a value read at run time.
+  if ([...columns.values()].some(({ type }) => type.trim() === 'Identifier')) return undefined
   const row: Record<string, unknown> = {}
   for (const { name, index } of columns.values()) {
     const value = Object.hasOwn(params, name) ? jsonValue(params[name]) : undefined
