@@ -4,12 +4,15 @@
  */
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client'
 import { Validator } from '@seriousme/openapi-schema-validator'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { httpEngine } from '../src/clickhouse/engine/http.ts'
 import { createQueryGate } from '../src/clickhouse/gate.ts'
 import { createQueryRunner, type QueryRunner, type Statement } from '../src/clickhouse/run.ts'
 import { EXPOSED_HEADERS } from '../src/http/cors.ts'
+import { RESPONSE_HEADERS } from '../src/http/response-headers.ts'
 import { ERROR_CODES } from '../src/http/error-codes.ts'
 import { createLogger } from '../src/log.ts'
 import { DIMENSIONS } from '../src/query/dimensions.ts'
@@ -116,6 +119,14 @@ describe('the document', () => {
     )
     expect(documented.size).toBeGreaterThan(5)
     for (const name of documented) expect(EXPOSED_HEADERS, name).toContain(name)
+  })
+
+  it('declares every X-Quarry header the source sets in the one list of response headers, which CORS exposes', () => {
+    const files = readdirSync('src', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))
+    const named = new Set(files.flatMap((f) => [...readFileSync(join('src', f), 'utf8').matchAll(/'(X-Quarry-[A-Za-z-]+)'/g)].map((m) => m[1]!)))
+    expect(named.size).toBeGreaterThan(10)
+    for (const name of named) expect(Object.keys(RESPONSE_HEADERS), name).toContain(name)
+    expect(EXPOSED_HEADERS).toEqual(Object.keys(RESPONSE_HEADERS))
   })
 
   it('documents the response headers: pagination, range, rate limit, retry, statistics', () => {

@@ -1,33 +1,9 @@
 import { cors } from 'hono/cors'
 import { createMiddleware } from 'hono/factory'
+import { RESPONSE_HEADERS } from './response-headers.ts'
 
-/** Response headers a browser client may read: pagination, statistics, limits, ranges. */
-export const EXPOSED_HEADERS = [
-  'X-Request-Id',
-  'X-Next-Cursor',
-  'Link',
-  'X-Quarry-Range',
-  'X-Quarry-Previous-Range',
-  'X-Quarry-Timezone',
-  'X-Quarry-Stats',
-  'X-Quarry-Cache',
-  'X-Quarry-Ignored',
-  'X-Quarry-Clamped',
-  'X-Quarry-Sealed-Until',
-  'X-Quarry-Live-As-Of',
-  'X-Quarry-Rows',
-  'X-Quarry-Size-Estimate',
-  'Server-Timing',
-  'RateLimit-Limit',
-  'RateLimit-Remaining',
-  'RateLimit-Reset',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'Retry-After',
-  'Content-Disposition',
-  'ETag',
-]
+/** Response headers a browser client may read: every one Quarry sets for it (response-headers.ts). */
+export const EXPOSED_HEADERS = Object.keys(RESPONSE_HEADERS)
 
 /** The request headers a client of the API sends; a preflight may ask for more (below). */
 const ALLOWED_HEADERS = ['openpanel-client-id', 'openpanel-client-secret', 'authorization', 'x-request-id', 'if-none-match', 'content-type']

@@ -5,6 +5,7 @@ import { STATUS_CODES } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import type { AppEnv } from '../app-env.ts'
 import { ERROR_CODES } from '../http/error-codes.ts'
+import { describedHeaders } from './openapi-shared.ts'
 
 // Scalar's standalone bundle, vendored (vendor/scalar/README.md): the npm package would bring 264
 // packages for this one file, and the reference must render on machines without internet access.
@@ -32,27 +33,21 @@ const description = [
   ...Object.entries(ERROR_CODES).map(([code, meaning]) => `- \`${code}\`: ${meaning}`),
 ].join('\n')
 
-const header = (description: string) => ({ description, schema: { type: 'string' } })
-
 /** Headers the shared middleware (request id, statistics, rate limit, errors) sets, as components. */
-const SHARED_HEADERS = {
-  'X-Request-Id': header('The request id: an incoming X-Request-Id when it is a plain token, otherwise a new one; also in error bodies and logs'),
-  'Server-Timing': header('db;dur=<ms in ClickHouse>, total;dur=<ms>; when the request ran a query'),
-  'X-Quarry-Stats': header('[rows_read=<n>; bytes_read=<n>; ]queries=<n>; when the request ran a query. rows_read and bytes_read on a ClickHouse server only: chDB reports the rows of a result, not those read'),
-  'X-Quarry-Cache': header('hit, miss, coalesced or bypass: what the response cache did (insights and charts, when QUARRY_RESPONSE_CACHE_MB > 0)'),
-  'RateLimit-Limit': header('Requests allowed per window for this client; from authentication on'),
-  'RateLimit-Remaining': header('Requests left in the current window'),
-  'RateLimit-Reset': header('Seconds until the budget is full again'),
-  'X-RateLimit-Limit': header("RateLimit-Limit under OpenPanel's name"),
-  'X-RateLimit-Remaining': header("RateLimit-Remaining under OpenPanel's name"),
-  'X-RateLimit-Reset': header("RateLimit-Reset under OpenPanel's name: seconds, not an instant"),
-  'Retry-After': header('Seconds to wait before retrying'),
-  'X-Quarry-Ignored': header(
-    'Present when the request carried parameters that OpenPanel accepts and ignores (chartType, metric, limit and cursor on /metrics, ' +
-      'range on /live, a filter\'s type, includes naming default fields, a property_* segment without property): their paths, comma-separated ' +
-      '(e.g. `chartType, series.0.filters.1.type`). They were accepted and changed nothing',
-  ),
-}
+const SHARED_HEADERS = describedHeaders(
+  'X-Request-Id',
+  'Server-Timing',
+  'X-Quarry-Stats',
+  'X-Quarry-Cache',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'X-Quarry-Ignored',
+)
 type SharedHeader = keyof typeof SHARED_HEADERS
 const SYSTEM_HEADERS: SharedHeader[] = ['X-Request-Id']
 const RATE_HEADERS: SharedHeader[] = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']

@@ -25,7 +25,7 @@ import { EXPORT_FORMATS, STREAMED_FORMAT_NAMES } from '../query/export-formats.t
 import { INTERVALS, isoWithOffset, MAX_BUCKETS, resolveRange } from '../query/time-range.ts'
 import { headRoute, STREAMED_CONTENT, streamedExport } from './export-streamed.ts'
 import type { SealedHistory } from '../services/sealed/index.ts'
-import { API_ERRORS, errorResponses, RANGE_HEADERS, SEALED_HEADERS, SECURITY } from './openapi-shared.ts'
+import { API_ERRORS, describedHeaders, errorResponses, RANGE_HEADERS, SEALED_HEADERS, SECURITY } from './openapi-shared.ts'
 import { anyText, CLAMPED_HEADER_DOC, clampParam, FiltersSchema, ignoredParam, rangeHeaders, windowParams } from './params.ts'
 import { noteIgnored } from '../http/ignored.ts'
 import { jsonParam, querySchema } from './query-reader.ts'
@@ -159,10 +159,7 @@ const chartsRoute = createRoute({
         ...RANGE_HEADERS,
         ...SEALED_HEADERS,
         ...CLAMPED_HEADER_DOC,
-        'X-Quarry-Previous-Range': {
-          description: 'With previous=true: the previous window <start>/<end>, ISO 8601 with offsets; the end is exclusive',
-          schema: { type: 'string' as const },
-        },
+        ...describedHeaders('X-Quarry-Previous-Range'),
       },
       content: { 'application/json': { schema: ChartBody }, ...STREAMED_CONTENT },
     },

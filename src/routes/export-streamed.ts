@@ -5,6 +5,7 @@ import type { AppEnv } from '../app-env.ts'
 import type { Statement } from '../clickhouse/run.ts'
 import { attachmentHeaders, streamResponse } from '../http/export-stream.ts'
 import { EXPORT_FORMATS, mediaType, STREAMED_FORMAT_NAMES, type MediaType, type StreamedFormatName } from '../query/export-formats.ts'
+import { describedHeaders } from './openapi-shared.ts'
 
 /** What the two export routes share once a format streams: the attachment, HEAD, the API document. */
 
@@ -13,15 +14,7 @@ export const STREAMED_CONTENT = Object.fromEntries(
   STREAMED_FORMAT_NAMES.map((name) => [mediaType(name), { schema: z.string().openapi({ description: EXPORT_FORMATS[name].body ?? name }) }]),
 ) as Record<MediaType<StreamedFormatName>, { schema: z.ZodString }>
 
-const header = (description: string) => ({ description, schema: { type: 'string' as const } })
-
-export const HEAD_HEADERS = {
-  'X-Quarry-Rows': header('The exact number of rows the same GET would stream (events, or chart points)'),
-  'X-Quarry-Size-Estimate': header(
-    'Estimated bytes of the uncompressed body: the bytes per row of the first rows in the format, times X-Quarry-Rows',
-  ),
-  'Content-Disposition': header('attachment; filename="<name>.<extension of the format>"'),
-}
+export const HEAD_HEADERS = describedHeaders('X-Quarry-Rows', 'X-Quarry-Size-Estimate', 'Content-Disposition')
 
 /**
  * The HEAD twin of a streamed GET route, for the API document (Hono answers HEAD with the GET

@@ -1,10 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi'
-import { API_ERRORS, errorResponses, SECURITY } from './openapi-shared.ts'
+import { API_ERRORS, errorResponses, SECURITY, type DescribedHeaders } from './openapi-shared.ts'
 import { querySchema } from './query-reader.ts'
 
 export const ProjectParam = z.object({ projectId: z.string().openapi({ param: { name: 'projectId', in: 'path' } }) })
-
-type ResponseHeaders = Record<string, { description: string; schema: { type: 'string' } }>
 
 /**
  * GET /insights/{projectId}/<path>: one route of the insights family, its query, its body and the
@@ -15,7 +13,7 @@ export const insightsRoute = <Q extends z.ZodObject, B extends z.ZodType, P exte
   summary: string,
   query: Q,
   body: B,
-  opts: { headers?: ResponseHeaders; params?: P } = {},
+  opts: { headers?: DescribedHeaders; params?: P } = {},
 ) =>
   createRoute({
     method: 'get',

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { STATUS_CODES } from 'node:http'
+import { RESPONSE_HEADERS, type ResponseHeader } from '../http/response-headers.ts'
 
 export const ErrorBodySchema = z
   .object({
@@ -28,19 +29,16 @@ export function errorResponses(statuses: number[]) {
   )
 }
 
-const header = (description: string) => ({ description, schema: { type: 'string' as const } })
+type DescribedHeader = { description: string; schema: { type: 'string' } }
 
-export const RANGE_HEADERS = {
-  'X-Quarry-Range': header('Resolved window <start>/<end>, ISO 8601 with offsets; the end is exclusive'),
-  'X-Quarry-Timezone': header('Timezone the window and buckets were computed in'),
+/** A response's headers in the API document. */
+export type DescribedHeaders = Record<string, DescribedHeader>
+
+/** Response headers as the API document describes them, each in the words of response-headers.ts. */
+export function describedHeaders<N extends ResponseHeader>(...names: N[]): Record<N, DescribedHeader> {
+  return Object.fromEntries(names.map((name): [N, DescribedHeader] => [name, { description: RESPONSE_HEADERS[name] as string, schema: { type: 'string' } }])) as Record<N, DescribedHeader>
 }
 
-export const SEALED_HEADERS = {
-  'X-Quarry-Sealed-Until': header('Present when what came before this instant was read from the sealed history (the same numbers, fewer rows read)'),
-  'X-Quarry-Live-As-Of': header('Present when the answer is exact for the data as it was a moment before the newest inserts: every insert committed before this instant is counted, later ones may not be (at most QUARRY_LIVE_LAG_MS ago); such an answer is not kept by the response cache'),
-}
-
-export const PAGE_HEADERS = {
-  'X-Next-Cursor': header('Cursor of the next page; absent on the last page'),
-  Link: header('<url>; rel="next" for the next page; absent on the last page'),
-}
+export const RANGE_HEADERS = describedHeaders('X-Quarry-Range', 'X-Quarry-Timezone')
+export const SEALED_HEADERS = describedHeaders('X-Quarry-Sealed-Until', 'X-Quarry-Live-As-Of')
+export const PAGE_HEADERS = describedHeaders('X-Next-Cursor', 'Link')

@@ -2,10 +2,12 @@ import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { AppEnv } from '../app-env.ts'
 import { Ignored } from '../http/ignored.ts'
+import type { ResponseHeader } from '../http/response-headers.ts'
 import { isValidTimezone } from '../projects.ts'
 import { MAX_FILTERS, MAX_FILTER_VALUES, OPERATORS, type Filter } from '../query/filters.ts'
 import type { DateTime } from 'luxon'
 import { isoWithOffset, parseBoundary, RANGES } from '../query/time-range.ts'
+import { describedHeaders } from './openapi-shared.ts'
 
 /**
  * A parameter OpenPanel accepts and ignores: accepted, changing nothing, and named in
@@ -17,14 +19,9 @@ export const ignoredParam = <T extends z.ZodType>(schema: T, what: string) =>
     .openapi({ description: `Accepted and ignored, as OpenPanel does (${what}); named in X-Quarry-Ignored` })
 
 /** Says which out-of-range limit or page was clamped, and to what (CLAMPED_HEADER_DOC). */
-export const CLAMPED_HEADER = 'X-Quarry-Clamped'
+export const CLAMPED_HEADER = 'X-Quarry-Clamped' satisfies ResponseHeader
 
-export const CLAMPED_HEADER_DOC = {
-  [CLAMPED_HEADER]: {
-    description: 'Present when limit or page was out of range: the values used, e.g. `limit=1000` (several: comma-separated)',
-    schema: { type: 'string' as const },
-  },
-}
+export const CLAMPED_HEADER_DOC = describedHeaders(CLAMPED_HEADER)
 
 /** OpenPanel clamps a limit or page into range instead of refusing it; Quarry does too, and says so. */
 export function clampParam(c: Context<AppEnv>, name: string, value: number, max: number): number {

@@ -24,7 +24,7 @@ import { allTime, productRange, windowGiven, type DefaultWindow } from '../query
 import { timezoneSpelling, type RangeInput, type TimeRange } from '../query/time-range.ts'
 import type { LivePart, SealedHistory } from '../services/sealed/index.ts'
 import { insightsRoute } from './insights-route.ts'
-import { RANGE_HEADERS, SEALED_HEADERS } from './openapi-shared.ts'
+import { RANGE_HEADERS, SEALED_HEADERS, type DescribedHeaders } from './openapi-shared.ts'
 import { rangeHeaders } from './params.ts'
 import {
   ActiveUsersBody,
@@ -49,13 +49,11 @@ export interface ProductDeps {
   sealed?: SealedHistory
 }
 
-type ResponseHeaders = Record<string, { description: string; schema: { type: 'string' } }>
-
 /** The product routes under /insights/{projectId}/. */
 export const PRODUCT_ROUTES = ['funnel', 'retention', 'retention/cohort', 'user_flow', 'active_users', 'engagement'] as const
 
 /** GET /insights/{projectId}/<path> of the product-analytics family (docs: README, Product analytics). */
-const productRoute = <Q extends z.ZodObject, B extends z.ZodType>(path: (typeof PRODUCT_ROUTES)[number], summary: string, query: Q, body: B, headers: ResponseHeaders = RANGE_HEADERS) =>
+const productRoute = <Q extends z.ZodObject, B extends z.ZodType>(path: (typeof PRODUCT_ROUTES)[number], summary: string, query: Q, body: B, headers: DescribedHeaders = RANGE_HEADERS) =>
   insightsRoute(path, summary, query, body, { headers })
 
 export function productRoutes(deps: ProductDeps) {
