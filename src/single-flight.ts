@@ -2,6 +2,11 @@
 export class SingleFlight<V> {
   readonly #flights = new Map<string, Promise<V>>()
 
+  /** Whether a run for the key is under way. */
+  has(key: string): boolean {
+    return this.#flights.has(key)
+  }
+
   run(key: string, fn: () => Promise<V>): Promise<V> {
     const pending = this.#flights.get(key)
     if (pending) return pending

@@ -381,6 +381,45 @@ describe('while the queries in progress would keep a new one waiting too long', 
   })
 })
 
+describe('while the queries in progress would keep a new one waiting too long, and the watermark is due', () => {
+  it('refuses at once a request the cache has nothing for, instead of after the watermark read; a hit still waits for it', async () => {
+    const gate = createQueryGate({ concurrency: 1, maxQueued: 64 })
+    const runner = createQueryRunner(rt.engine, gate, createLogger('silent'))
+    const config = { ...rt.config, QUARRY_MAX_CONCURRENT_QUERIES: 1, QUARRY_MAX_QUEUE_WAIT_MS: 20 }
+    const cache = createResponseCache({ now: () => clock.now, watermark: eventsWatermark(runner) }, { watermarkTtlMs: 1_000 })
+    const app = testApp(rt, { now: () => clock.now, runner, config, responseCache: cache })
+    const url = (startDay: number) => `http://quarry.test/insights/${U}/metrics?startDate=2026-03-${String(startDay).padStart(2, '0')}&endDate=2026-04-01`
+    const read = performance.now()
+    expect((await call(app, url(1))).cache).toBe('miss')
+    // Within the watermark's second, eight requests that query wait behind the held slot.
+    let release = () => {}
+    const held = gate.run(() => new Promise<void>((done) => (release = done)))
+    const days = [2, 3, 4, 5, 6, 7, 8, 9]
+    const queued = days.map((day) => call(app, url(day)))
+    for (let i = 0; gate.queued < days.length; i++) {
+      if (i > 500) throw new Error(`only ${gate.queued} of ${days.length} requests reached the gate`)
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    // The watermark is due: reading it again would wait for the held slot too.
+    await new Promise((r) => setTimeout(r, Math.max(0, read + 1_100 - performance.now())))
+    const asked = performance.now()
+    const refused = await Promise.race([call(app, url(20)), new Promise<undefined>((r) => setTimeout(r, 2_000))])
+    const tookMs = performance.now() - asked
+    if (!refused) release()
+    expect(refused?.status).toBe(503)
+    expect(tookMs).toBeLessThan(500)
+    // Cached under the last watermark: it waits for the new one, then is answered from the cache.
+    let hitDone = false
+    const hit = call(app, url(1)).finally(() => (hitDone = true))
+    await new Promise((r) => setTimeout(r, 100))
+    expect(hitDone).toBe(false)
+    release()
+    await held
+    expect(await hit).toMatchObject({ status: 200, cache: 'hit' })
+    expect((await Promise.all(queued)).map((r) => [r.status, r.cache])).toEqual(days.map(() => [200, 'miss']))
+  })
+})
+
 describe('ETag and the data watermark', () => {
   it('answers If-None-Match with 304 until an insert changes the data, then with the new body', async () => {
     const { plain, cached } = apps({ watermarkTtlMs: 0 })

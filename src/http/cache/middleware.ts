@@ -129,6 +129,15 @@ export function createResponseCache(
       }
       const started = performance.now()
       const described = keyOf(c, defaultRange)
+      // Admission judged the queue too long (http/admission.ts): only a request the cache may answer
+      // waits for the watermark; one with nothing kept or in flight under the last watermark read is
+      // refused now, not after the read, which waits for a slot of the gate it would be refused.
+      const refusal = c.get('refusal')
+      if (refusal && described) {
+        const last = watermark.known()
+        const key = last === undefined ? undefined : described.at(last).key
+        if (key === undefined || (!lru.get(key, Date.now()) && !flights.has(key))) throw refusal()
+      }
       let version: string | undefined
       if (described) version = await watermark.get().catch(() => undefined)
       if (!described || version === undefined) {

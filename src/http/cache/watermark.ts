@@ -40,6 +40,10 @@ export function throttledWatermark(read: () => Promise<string>, ttlMs: number) {
         return value
       })
     },
+    /** The last value read, however old: what a key had when it was last known. */
+    known(): string | undefined {
+      return mark?.value
+    },
     forget() {
       mark = undefined
     },
