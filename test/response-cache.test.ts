@@ -347,18 +347,21 @@ describe('what it keeps', () => {
 })
 
 describe('while the queries in progress would keep a new one waiting too long', () => {
-  it('answers hits and the requests coalesced onto one in flight, and refuses (503) only a request that would queue', async () => {
+  /**
+   * An app whose gate has one slot, cached once and its pace measured (the request ran alone: its
+   * time is one turn); then the slot held and eight requests that query waiting behind it, so that
+   * by the pace a ninth query would wait eight turns. `watermarkTtlMs`: how long the watermark read
+   * by the first request stands.
+   */
+  async function saturated(watermarkTtlMs: number) {
     const gate = createQueryGate({ concurrency: 1, maxQueued: 64 })
     const runner = createQueryRunner(rt.engine, gate, createLogger('silent'))
     const config = { ...rt.config, QUARRY_MAX_CONCURRENT_QUERIES: 1, QUARRY_MAX_QUEUE_WAIT_MS: 20 }
-    // The watermark read once here, not again behind the held slot.
-    const cache = createResponseCache({ now: () => clock.now, watermark: eventsWatermark(runner) }, { watermarkTtlMs: 600_000 })
+    const cache = createResponseCache({ now: () => clock.now, watermark: eventsWatermark(runner) }, { watermarkTtlMs })
     const app = testApp(rt, { now: () => clock.now, runner, config, responseCache: cache })
     const url = (startDay: number) => `http://quarry.test/insights/${U}/metrics?startDate=2026-03-${String(startDay).padStart(2, '0')}&endDate=2026-04-01`
-    // Cached, and the pace measured: the request ran alone, its time is one turn.
+    const watermarkRead = performance.now()
     expect((await call(app, url(1))).cache).toBe('miss')
-    // The engine's one slot held; eight requests that query wait behind it, and two more ask for one
-    // of their answers: by the pace, a ninth query would wait eight turns.
     let release = () => {}
     const held = gate.run(() => new Promise<void>((done) => (release = done)))
     const days = [2, 3, 4, 5, 6, 7, 8, 9]
@@ -367,6 +370,23 @@ describe('while the queries in progress would keep a new one waiting too long', 
       if (i > 500) throw new Error(`only ${gate.queued} of ${days.length} requests reached the gate`)
       await new Promise((r) => setTimeout(r, 10))
     }
+    return {
+      app,
+      url,
+      watermarkRead,
+      release: () => release(),
+      /** Releases the slot; the queued requests are then answered from the engine. */
+      async drain() {
+        release()
+        await held
+        expect((await Promise.all(queued)).map((r) => [r.status, r.cache])).toEqual(days.map(() => [200, 'miss']))
+      },
+    }
+  }
+
+  it('answers hits and the requests coalesced onto one in flight, and refuses (503) only a request that would queue', async () => {
+    // The watermark read once, not again behind the held slot.
+    const { app, url, drain } = await saturated(600_000)
     const coalesced = [call(app, url(8)), call(app, url(9))]
     const hit = await call(app, url(1))
     expect(hit.status).toBe(200)
@@ -374,34 +394,14 @@ describe('while the queries in progress would keep a new one waiting too long', 
     const refused = await call(app, url(10))
     expect(refused.status).toBe(503)
     expect(JSON.parse(refused.body)).toMatchObject({ code: 'overloaded', message: 'Quarry is busy; retry shortly' })
-    release()
-    await held
-    expect((await Promise.all(queued)).map((r) => [r.status, r.cache])).toEqual(days.map(() => [200, 'miss']))
+    await drain()
     expect((await Promise.all(coalesced)).map((r) => [r.status, r.cache])).toEqual([[200, 'coalesced'], [200, 'coalesced']])
   })
-})
 
-describe('while the queries in progress would keep a new one waiting too long, and the watermark is due', () => {
-  it('refuses at once a request the cache has nothing for, instead of after the watermark read; a hit still waits for it', async () => {
-    const gate = createQueryGate({ concurrency: 1, maxQueued: 64 })
-    const runner = createQueryRunner(rt.engine, gate, createLogger('silent'))
-    const config = { ...rt.config, QUARRY_MAX_CONCURRENT_QUERIES: 1, QUARRY_MAX_QUEUE_WAIT_MS: 20 }
-    const cache = createResponseCache({ now: () => clock.now, watermark: eventsWatermark(runner) }, { watermarkTtlMs: 1_000 })
-    const app = testApp(rt, { now: () => clock.now, runner, config, responseCache: cache })
-    const url = (startDay: number) => `http://quarry.test/insights/${U}/metrics?startDate=2026-03-${String(startDay).padStart(2, '0')}&endDate=2026-04-01`
-    const read = performance.now()
-    expect((await call(app, url(1))).cache).toBe('miss')
-    // Within the watermark's second, eight requests that query wait behind the held slot.
-    let release = () => {}
-    const held = gate.run(() => new Promise<void>((done) => (release = done)))
-    const days = [2, 3, 4, 5, 6, 7, 8, 9]
-    const queued = days.map((day) => call(app, url(day)))
-    for (let i = 0; gate.queued < days.length; i++) {
-      if (i > 500) throw new Error(`only ${gate.queued} of ${days.length} requests reached the gate`)
-      await new Promise((r) => setTimeout(r, 10))
-    }
+  it('with the watermark due, refuses at once a request the cache has nothing for, instead of after the watermark read; a hit still waits for it', async () => {
+    const { app, url, watermarkRead, release, drain } = await saturated(1_000)
     // The watermark is due: reading it again would wait for the held slot too.
-    await new Promise((r) => setTimeout(r, Math.max(0, read + 1_100 - performance.now())))
+    await new Promise((r) => setTimeout(r, Math.max(0, watermarkRead + 1_100 - performance.now())))
     const asked = performance.now()
     const refused = await Promise.race([call(app, url(20)), new Promise<undefined>((r) => setTimeout(r, 2_000))])
     const tookMs = performance.now() - asked
@@ -413,10 +413,8 @@ describe('while the queries in progress would keep a new one waiting too long, a
     const hit = call(app, url(1)).finally(() => (hitDone = true))
     await new Promise((r) => setTimeout(r, 100))
     expect(hitDone).toBe(false)
-    release()
-    await held
+    await drain()
     expect(await hit).toMatchObject({ status: 200, cache: 'hit' })
-    expect((await Promise.all(queued)).map((r) => [r.status, r.cache])).toEqual(days.map(() => [200, 'miss']))
   })
 })
 
