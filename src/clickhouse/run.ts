@@ -6,6 +6,7 @@ import type { Engine } from './engine/index.ts'
 import { classifyEngineError, EngineQueryError, EngineUnavailableError, errorClass, QueryTimeoutError } from './errors.ts'
 import { OverloadedError, type QueryGate } from './gate.ts'
 import { linkedSignal } from './signals.ts'
+import { LEADING_COMMENTS } from './sql-text.ts'
 
 /** What one request's queries cost, summed; reported in Server-Timing and X-Quarry-Stats. */
 export interface QueryStats {
@@ -106,8 +107,6 @@ export function finalSql(stmt: Statement, opts: RunOptions, format: string, quer
 export function readDeadlineMs(timeoutS: number): number {
   return Math.ceil(timeoutS * 1000 + Math.min(5000, Math.max(1000, timeoutS * 500)))
 }
-
-const LEADING_COMMENTS = /^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/
 
 /**
  * `readonly = 2` in a statement's SETTINGS clause does not cover everything: ClickHouse lets

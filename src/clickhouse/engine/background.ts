@@ -1,4 +1,5 @@
 import { Session } from 'chdb'
+import { PLACEHOLDER, quoted } from '../sql-text.ts'
 import { killEmbedded } from './embedded-kill.ts'
 
 /**
@@ -28,7 +29,6 @@ export interface BackgroundLane {
 }
 
 const VALUES = 'quarry_background_values'
-const PLACEHOLDER = /\{(\w+):([^{}]+)\}/g
 
 /** A value's text as ClickHouse parses it for its type: scalars, and arrays of strings (a snapshot's held-out keys). */
 function valueText(name: string, value: unknown): string {
@@ -39,12 +39,9 @@ function valueText(name: string, value: unknown): string {
   throw new TypeError(`background statement: parameter ${name} is not a scalar`)
 }
 
-/** A string as a quoted literal in ClickHouse's text formats. */
-const quoted = (v: string) => `'${v.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
-
 /** `sql` with each `{name:Type}` read from the job's values (the names and types are the statement's own). */
 function withJobValues(sql: string, job: number): string {
-  return sql.replace(PLACEHOLDER, (_, name: string, type: string) => `CAST((SELECT value FROM ${VALUES} WHERE job = ${job} AND name = '${name}'), '${type.replaceAll("'", "\\'")}')`)
+  return sql.replace(PLACEHOLDER, (_, name: string, type: string) => `CAST((SELECT value FROM ${VALUES} WHERE job = ${job} AND name = '${name}'), ${quoted(type)})`)
 }
 
 /** Job numbers, shared by the lanes of the process: their values are in one table. */

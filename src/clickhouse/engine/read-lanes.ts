@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { unlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { LEADING_COMMENTS, PLACEHOLDER, quoted } from '../sql-text.ts'
 import { killEmbedded } from './embedded-kill.ts'
 
 /**
@@ -45,9 +46,6 @@ export interface ReadLanes {
 }
 
 const NAME = 'quarry_values'
-const PLACEHOLDER = /\{(\w+):([^{}]+)\}/g
-const LEADING_COMMENTS = /^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/
-const quoted = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
 
 /** A value as JSON the file's column parses, or undefined for one it cannot carry (the read goes to the line). */
 function jsonValue(value: unknown): unknown {
@@ -114,7 +112,11 @@ export function openReadLanes(dir: string, database: string, count: number): Rea
       const s = new Session(dir)
       await s.queryAsync(`USE ${database}`)
       return s
-    })())
+    })().catch((err: unknown) => {
+      // Opened again by the next read, rather than failing every read of the slot.
+      sessions[slot] = undefined
+      throw err
+    }))
   const next = () => waiting.shift()?.()
   const turn = (signal?: AbortSignal) =>
     new Promise<void>((resolve, reject) => {
@@ -159,7 +161,7 @@ export function openReadLanes(dir: string, database: string, count: number): Rea
   }
   return {
     async read(req) {
-      const file = join(files, `${++job}.jsonl`)
+      const file = count > 0 ? join(files, `${++job}.jsonl`) : ''
       const stmt = count > 0 ? laneStatement(req.sql, req.params, file) : undefined
       for (;;) {
         req.signal?.throwIfAborted()
@@ -186,7 +188,7 @@ export function openReadLanes(dir: string, database: string, count: number): Rea
     },
     async close() {
       await Promise.allSettled([...running])
-      for (const s of await Promise.all(sessions.filter((s) => s !== undefined))) s.close()
+      for (const s of await Promise.allSettled(sessions.filter((s) => s !== undefined))) if (s.status === 'fulfilled') s.value.close()
       if (files) rmSync(files, { recursive: true, force: true })
     },
   }
