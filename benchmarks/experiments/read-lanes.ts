@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto'
 import { loadavg } from 'node:os'
 import { Session } from 'chdb'
 import { openReadLanes, type ReadLanes } from '../../src/clickhouse/engine/read-lanes.ts'
+import { PLACEHOLDER, quoted } from '../../src/clickhouse/sql-text.ts'
 import { sealedProjectApp } from '../lib/sealed-project.ts'
 import { quantile } from '../lib/stats.ts'
 
@@ -44,7 +45,7 @@ function subqueryReads(): ReadLanes & { session: Session } {
   session.query(`USE ${rt.config.CLICKHOUSE_DATABASE}`)
   session.query('CREATE TABLE IF NOT EXISTS read_lanes_values (job UInt64, name String, value String) ENGINE = Memory')
   let job = 0
-  const text = (v: unknown): string => (Array.isArray(v) ? `[${v.map((x) => `'${String(x).replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`).join(',')}]` : String(v))
+  const text = (v: unknown): string => (Array.isArray(v) ? `[${v.map((x) => quoted(String(x))).join(',')}]` : String(v))
   let tail: Promise<unknown> = Promise.resolve()
   return {
     session,
@@ -53,7 +54,7 @@ function subqueryReads(): ReadLanes & { session: Session } {
         const n = ++job
         const rows = Object.entries(req.params).map(([name, value]) => JSON.stringify({ job: n, name, value: text(value) }))
         await session.insert({ table: 'read_lanes_values', values: Buffer.from(`${rows.join('\n')}\n`), format: 'JSONEachRow' })
-        const sql = req.sql.replace(/\{(\w+):([^{}]+)\}/g, (_, name: string, type: string) => `CAST((SELECT value FROM read_lanes_values WHERE job = ${n} AND name = '${name}'), '${type.replaceAll("'", "\\'")}')`)
+        const sql = req.sql.replace(PLACEHOLDER, (_, name: string, type: string) => `CAST((SELECT value FROM read_lanes_values WHERE job = ${n} AND name = '${name}'), ${quoted(type)})`)
         return (await session.queryAsync(sql)).text()
       }
       const done = tail.then(run)

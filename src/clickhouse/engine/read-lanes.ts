@@ -10,12 +10,12 @@ import { killEmbedded } from './embedded-kill.ts'
  * The embedded engine's reads, each on a chDB session of ours.
  *
  * chdb-node runs parameterized statements one after another, process-wide (background.ts), and a
- * request's statement keeps about 1.2 of the 2 cores busy: alone on that line an M breakdown or
- * /metrics took 23 ms, 37 a second at most. A statement without parameters runs in parallel, so a
+ * line of reads keeps about 1.1 of the 2 cores busy: M's route statements, four at a time, 46 a
+ * second on it (benchmarks/experiments/read-lanes.ts). A statement without parameters runs in parallel, so a
  * read that finds the line taken goes to a lane, a session of its own, with its values in a file the
  * statement reads once: `WITH (SELECT tuple(…) FROM file(…)) AS quarry_values`, each placeholder
  * becoming `CAST(quarry_values.k, 'Type')` (a subquery per placeholder, as the background lane reads
- * its values, doubled the statement's time). The SQL holds only the statement's own text, a path and
+ * its values, read 17 a second). The SQL holds only the statement's own text, a path and
  * column names of ours, never a value; the file is JSON parsed by each column's type.
  *
  * The line is a session of ours too, not the connection's: a statement stopped part way (killed, or
