@@ -176,6 +176,25 @@ describe('a read on a lane', () => {
     await release()
   })
 
+  it('hands a freed lane to the first read that can run on one, past a read waiting for the line, which keeps its place', async () => {
+    const release = holdLine(lanes)
+    const busy = lanes.read({ sql: full('SELECT sleepEachRow(0.5) AS s FROM numbers(2) SETTINGS max_block_size = 1', {}), params: {}, queryId: 'busy-lane' })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    // A parenthesised statement only the line takes, then one a lane takes, both queued.
+    const lineOnly = lanes.read({ sql: full('(SELECT {z:UInt8} AS z)', { z: 5 }), params: { z: 5 }, queryId: 'line-only' })
+    const laneable = lanes.read({ sql: full('SELECT {y:UInt8} AS y', { y: 6 }), params: { y: 6 }, queryId: 'laneable' })
+    await busy
+    // The lane freed while the line is still held: the second read runs on it at once.
+    const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the freed lane was left idle')), 5_000).unref())
+    expect(await Promise.race([laneable, late])).toEqual({ text: '{"y":6}\n', on: 'lane' })
+    // A newcomer that a lane takes does not overtake the read waiting for the line either.
+    const after = lanes.read({ sql: full('(SELECT {w:UInt8} AS w)', { w: 7 }), params: { w: 7 }, queryId: 'after' })
+    const order: string[] = []
+    await release()
+    await Promise.all([lineOnly.then((r) => order.push(r.text)), after.then((r) => order.push(r.text))])
+    expect(order).toEqual(['{"z":5}\n', '{"w":7}\n'])
+  })
+
   it('fails with the engine\'s code, so that a bad regex is still the caller\'s 400', async () => {
     const err = await onLane(full("SELECT match('a', {re:String}) AS m", { re: '(' }), { re: '(' }).catch((e: unknown) => e)
     expect(classifyEngineError(err)).toMatchObject({ clickhouseCode: '427' })

@@ -39,13 +39,19 @@ export interface LaneResult {
 }
 
 export interface ReadLanes {
-  /** On the line when it is free or a lane cannot take the statement, else on a lane. */
+  /** On the line when it is free or a lane cannot take the statement, else on a lane; waiting reads are served in order of arrival. */
   read(req: LaneRead): Promise<LaneResult>
   /** Waits for the reads under way, then closes the sessions (chDB closed under a statement aborts the process). */
   close(): Promise<void>
 }
 
 const NAME = 'quarry_values'
+
+/** A read waiting for a slot: 0 is the line, 1 to count the lanes. */
+interface Waiter {
+  laneable: boolean
+  give(slot: number): void
+}
 
 /** A value as JSON the file's column parses, or undefined for one it cannot carry (the read goes to the line). */
 function jsonValue(value: unknown): unknown {
@@ -103,7 +109,8 @@ export function openReadLanes(dir: string, database: string, count: number): Rea
   // Session 0 is the line's (parameterized statements), 1 to count the lanes'.
   const sessions: (Promise<Session> | undefined)[] = []
   const idle = Array.from({ length: count }, (_, i) => count - i)
-  const waiting: (() => void)[] = []
+  /** Reads waiting for a slot, first come first served; each is handed its slot, never left to race a newcomer for it. */
+  const waiting: Waiter[] = []
   const running = new Set<Promise<unknown>>()
   let lineTaken = false
   let job = 0
@@ -117,19 +124,44 @@ export function openReadLanes(dir: string, database: string, count: number): Rea
       sessions[slot] = undefined
       throw err
     }))
-  const next = () => waiting.shift()?.()
-  const turn = (signal?: AbortSignal) =>
-    new Promise<void>((resolve, reject) => {
-      const go = () => {
-        signal?.removeEventListener('abort', gone)
-        resolve()
+  /**
+   * Hands free slots to the waiting reads in order: the line to the first, a lane to the first that
+   * can run on one. A read that only the line can take lets those behind it have a lane meanwhile.
+   */
+  const dispatch = () => {
+    for (let i = 0; i < waiting.length && (!lineTaken || idle.length > 0); ) {
+      const w = waiting[i]!
+      const slot = !lineTaken ? 0 : w.laneable ? idle.pop() : undefined
+      if (slot === undefined) {
+        i++
+        continue
       }
+      if (slot === 0) lineTaken = true
+      waiting.splice(i, 1)
+      w.give(slot)
+    }
+  }
+  const release = (slot: number) => {
+    if (slot === 0) lineTaken = false
+    else idle.push(slot)
+    dispatch()
+  }
+  const slotFor = (laneable: boolean, signal?: AbortSignal) =>
+    new Promise<number>((resolve, reject) => {
       const gone = () => {
-        waiting.splice(waiting.indexOf(go), 1)
+        waiting.splice(waiting.indexOf(w), 1)
         reject(signal!.reason)
       }
-      waiting.push(go)
+      const w: Waiter = {
+        laneable,
+        give: (slot) => {
+          signal?.removeEventListener('abort', gone)
+          resolve(slot)
+        },
+      }
+      waiting.push(w)
       signal?.addEventListener('abort', gone, { once: true })
+      dispatch()
     })
   /** One read on a slot's session. Not given the signal: chDB would settle at once while the statement runs on. */
   const run = async (slot: number, req: LaneRead, send: (s: Session) => Promise<{ text(): string }>) => {
@@ -161,29 +193,16 @@ export function openReadLanes(dir: string, database: string, count: number): Rea
   }
   return {
     async read(req) {
+      req.signal?.throwIfAborted()
       const file = count > 0 ? join(files, `${++job}.jsonl`) : ''
       const stmt = count > 0 ? laneStatement(req.sql, req.params, file) : undefined
-      for (;;) {
+      const slot = await slotFor(stmt !== undefined, req.signal)
+      try {
         req.signal?.throwIfAborted()
-        if (!lineTaken) {
-          lineTaken = true
-          try {
-            return { text: await track(run(0, req, (s) => s.queryBindAsync(req.sql, req.params))), on: 'line' }
-          } finally {
-            lineTaken = false
-            next()
-          }
-        }
-        const lane = stmt ? idle.pop() : undefined
-        if (lane !== undefined) {
-          try {
-            return { text: await track(onLane(lane, req, stmt!, file)), on: 'lane' }
-          } finally {
-            idle.push(lane)
-            next()
-          }
-        }
-        await turn(req.signal)
+        if (slot === 0) return { text: await track(run(0, req, (s) => s.queryBindAsync(req.sql, req.params))), on: 'line' }
+        return { text: await track(onLane(slot, req, stmt!, file)), on: 'lane' }
+      } finally {
+        release(slot)
       }
     },
     async close() {
