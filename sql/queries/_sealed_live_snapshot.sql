@@ -1,6 +1,6 @@
--- The live sessions as written for the state of the events after C the planner verified (see
--- sealed_live in sql/schema/012_sealed.sql): the same rows as _sealed_live.sql computes.
+-- The live sessions as written (_sealed_live_stamp.sql), for the parts of a statement that read
+-- them by name.
 live AS (
   SELECT * FROM sealed_live
-  WHERE project_id = {project:String} AND version = {version:UInt64} AND stamp = {stamp:UInt64}
+  WHERE true {{> sealed_live_stamp}}
 )

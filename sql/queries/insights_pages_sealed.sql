@@ -4,9 +4,11 @@
 -- an ISO instant, and up to the window's end when it ends before C) from the views and sessions
 -- themselves; a page's sessions and visitors are unions of their sets of numbers, or, for whole
 -- days to C and nothing before them (`day_sets`: _sealed_page_day_counts.sql), sums of counts.
--- `live_pages` is what the build leaves out (the events from C on, and the held-out sessions
--- whole), as written for the state of the events after C, or computed (_sealed_live_pages.sql);
--- its visitors without a number (first seen after C) are counted apart.
+-- What the build leaves out (the events from C on, and the held-out sessions whole) is read as
+-- written for the state of the events after C (sealed_live_pages under `pages_stamp`, in place: a
+-- CTE over it made the statement's analysis dearer), or computed (`live_pages`,
+-- _sealed_live_pages.sql); its views (kind 1) and entries (kind 2) in one pass, and its visitors
+-- without a number (first seen after C) counted apart.
 -- Filters on a view's origin, path or name are filters on the page (`page_filters`, before the
 -- bitmaps of the pages left out are merged): a page that passes passes with all its views, and a
 -- session entering on it with its entry. Every view's name is `screen_view` (the `name` below), so
@@ -21,23 +23,18 @@
 -- one country: the entries' branch 551 -> 252 ms of CPU).
 WITH
   arrayMap(key -> toUInt128(key), {held_out:Array(String)}) AS held_out,
-  {{live_pages}},
+  {{live_pages}}
   {{live_sessions}}
   parts AS (
     {{day_parts}}
 {{edge_parts}}
     UNION ALL
-    SELECT origin, path, count(), sum(ifNull(duration_ms, 0)), countIf(duration_ms IS NOT NULL), sumMapIf(map(title, toUInt64(1)), title != ''),
-      groupBitmapStateIf(toUInt32(0), 0), {{live_visitors}}, uniqExact(session_key), uniqExactIf(profile_key, known = 0), 0, 0
-    FROM live_pages
-    WHERE kind = 1 AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
-      {{live_view_sessions}}
-    GROUP BY origin, path
-    UNION ALL
-    SELECT origin, path, 0, 0, 0, map(), groupBitmapStateIf(toUInt32(0), 0), groupBitmapStateIf(toUInt32(0), 0), 0, 0,
-      count(), countIf(views <= 1)
-    FROM live_pages
-    WHERE kind = 2 AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+    SELECT origin, path, countIf(kind = 1), sumIf(ifNull(duration_ms, 0), kind = 1), countIf(kind = 1 AND duration_ms IS NOT NULL),
+      sumMapIf(map(title, toUInt64(1)), kind = 1 AND title != ''), groupBitmapStateIf(toUInt32(0), 0), {{live_visitors}},
+      uniqExactIf(session_key, kind = 1), uniqExactIf(profile_key, kind = 1 AND known = 0), countIf(kind = 2), countIf(kind = 2 AND views <= 1)
+    FROM {{live_pages_table}}
+    WHERE kind IN (1, 2) AND created_at >= {from:DateTime64(3, 'UTC')} AND created_at < {to:DateTime64(3, 'UTC')}
+      {{live_pages_stamp}}
       {{live_view_sessions}}
     GROUP BY origin, path
   ),

@@ -5,7 +5,7 @@ import { revenueEventFilters } from './filter-holds.ts'
 import { compileFilters, UNINDEXED_SETS } from './filters.ts'
 import { bucketExpression } from './insights.ts'
 import { filtersPages, type MetricsRequest } from './metrics.ts'
-import { earlier, holeConditions, HOUR_MS, liveSource, onUtcHour, sealedPlaceholders, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
+import { earlier, holeConditions, HOUR_MS, liveRows, liveSource, onUtcHour, sealedPlaceholders, splitHours, wholeDays, wholePeriods, type SealedBuild } from './sealed.ts'
 import { filteredRows, filtersOnPostings, filtersOnRows, sealedPageFiltering, sealedRevenueFilters, sealedSessionFilters } from './sealed-filters.ts'
 import type { PostingsChoice } from './sealed-postings.ts'
 import { renderSql } from './sql-templates.ts'
@@ -112,7 +112,7 @@ export function sealedMetricsStatement(req: MetricsRequest, bucketStarts: readon
         : sealedSessions
           ? renderSql('_sealed_metrics_sessions', parts)
           : '',
-      live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', parts) : '',
+      live_part: req.range.end > build.heldFrom ? renderSql('_sealed_metrics_live', { ...parts, ...liveRows(build) }) : '',
       page_views: pages ? renderSql(views, { bucket, view_filters: eventFilters }) : '',
       revenue_events: byDimension
         ? renderSql('_sealed_metrics_revenue_days', {

@@ -33,6 +33,12 @@ export const sealedLivePagesWriteStatement = (projectId: string, build: SealedBu
   params: { project: projectId, version: build.version, stamp, closed: clickhouseInstant(build.closedAt), held_out: build.pageHeld, page_held_from: clickhouseInstant(build.pageHeldFrom), seen_days: SEEN_DAYS },
 })
 
+/** Where /pages' statement reads what comes after C: the rows written under the build's stamp, or its own `live_pages` CTE. */
+const livePagesFragments = (build: SealedBuild) =>
+  build.pagesStamp === undefined
+    ? { live_pages: `${renderSql('_sealed_live_pages')},`, live_pages_table: 'live_pages', live_pages_stamp: '' }
+    : { live_pages: '', live_pages_table: 'sealed_live_pages', live_pages_stamp: renderSql('_sealed_live_pages_stamp') }
+
 /**
  * /pages from the sealed history. Whole UTC days before C come from the day rows, whole 8-day blocks
  * of them as blocks; C's own day and block hold only what came before C, so a window that reaches C
@@ -64,7 +70,7 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
   return {
     name: 'insights_pages_sealed',
     sql: renderSql('insights_pages_sealed', {
-      live_pages: renderSql(build.pagesStamp === undefined ? '_sealed_live_pages' : '_sealed_live_pages_snapshot'),
+      ...livePagesFragments(build),
       page_filters: filters.page,
       live_sessions: bySession ? `${build.liveStamp === undefined ? renderSql('_sealed_live', attributeFragments) : renderSql('_sealed_live_snapshot')},` : '',
       day_parts: byCountry
@@ -76,7 +82,7 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
             entry_sessions: bySession ? filters.sessions : '',
           })
         : '',
-      live_visitors: `groupBitmapStateIf(vno, known = 1${counted ? " AND seen < toDate({days_from:DateTime64(3, 'UTC')})" : ''})`,
+      live_visitors: `groupBitmapStateIf(vno, kind = 1 AND known = 1${counted ? " AND seen < toDate({days_from:DateTime64(3, 'UTC')})" : ''})`,
       live_view_sessions: bySession ? renderSql('_sealed_page_live_sessions', sessions) : '',
     }),
     params: {

@@ -74,6 +74,15 @@ export function liveSource(build: SealedBuild): string {
   return build.liveStamp === undefined ? renderSql('_sealed_live', attributeFragments) : renderSql('_sealed_live_snapshot')
 }
 
+/**
+ * Where a statement's live branch (`{{live_table}}` … `{{live_stamp}}`) reads the live sessions: the
+ * written rows in place, or the `live` CTE that computes them. In place, not through the CTE: its
+ * `SELECT *` made an M breakdown's analysis ~1 ms dearer (benchmarks/README.md, twenty-first stop).
+ */
+export function liveRows(build: SealedBuild): { live_table: string; live_stamp: string } {
+  return build.liveStamp === undefined ? { live_table: 'live', live_stamp: '' } : { live_table: 'sealed_live', live_stamp: renderSql('_sealed_live_stamp') }
+}
+
 export const DAY_MS = 86_400_000
 export const HOUR_MS = 3_600_000
 /** Whether an instant starts a UTC hour, where the hourly rollups can start adding whole periods. */
@@ -189,7 +198,7 @@ export function sealedBreakdownStatement(dimension: Dimension, req: PageRequest,
       rollups: rollups ?? 'sealed_rollups',
       rollup_filters: rollups ? filters.sealed : '',
       sessions: sealedSessions ? renderSql('_sealed_breakdown_sessions', parts) : '',
-      live_part: liveSessions ? renderSql('_sealed_breakdown_live', { ...parts, live_visitors: visitors.fragments.live_visitors }) : '',
+      live_part: liveSessions ? renderSql('_sealed_breakdown_live', { ...parts, ...liveRows(build), live_visitors: visitors.fragments.live_visitors }) : '',
     }),
     params: params.values,
     ...(req.filters.length > 0 ? { settings: UNINDEXED_SETS } : {}),
