@@ -36,6 +36,7 @@ import { runBare } from './lib/bare.ts'
 import { buildPeer, peerFor } from './lib/peer.ts'
 import { writeReport } from './lib/report.ts'
 import { settle } from './lib/settle.ts'
+import { tallyStatements, type Tally } from './lib/statement-tally.ts'
 import { round, summarize, quantile, type Summary } from './lib/stats.ts'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
@@ -175,7 +176,9 @@ for (const role of sealed ? roles : []) {
   sealBuildMs[role] = round(performance.now() - started, 0)
   log(`${role} sealed history built in ${sealBuildMs[role]} ms`)
 }
-const appDeps = { config, runner: rt.runner, logger, signingKey: rt.signingKey, sealed }
+// The uncached phase's profile: which statements its requests cost.
+const tally = tallyStatements(rt.runner)
+const appDeps = { config, runner: tally.runner, logger, signingKey: rt.signingKey, sealed }
 const cache = createResponseCache({ now: () => new Date(), watermark: eventsWatermark(rt.runner) })
 const plainServer = await listen(buildApp({ ...appDeps, responseCache: false }), '127.0.0.1', 0)
 const cachedServer = await listen(buildApp({ ...appDeps, responseCache: cache }), '127.0.0.1', 0)
@@ -379,7 +382,17 @@ interface LoadResult {
   errors: unknown[]
   load: number[]
   note?: string
+  /** Per answer, the statements of each name the phase ran and their wall ms in the runner, the wait for a gate slot included (the uncached phase). */
+  statements?: Tally
 }
+
+/** A tally divided by the answers: statements and their runner ms per answer, by name, the most costly first. */
+const perAnswer = (t: Tally, answers: number): Tally =>
+  Object.fromEntries(
+    Object.entries(t)
+      .sort((a, b) => b[1].ms - a[1].ms)
+      .map(([name, { n, ms }]) => [name, { n: round(n / Math.max(1, answers), 3), ms: round(ms / Math.max(1, answers), 2) }]),
+  )
 
 const runWorker = (job: Record<string, unknown>) =>
   runLoadWorker<{ elapsedMs: number; latencies: number[]; statuses: Record<string, number>; cache: Record<string, number>; errors: unknown[] }>({ headers, ...job })
@@ -494,13 +507,15 @@ if (!args['skip-throughput']) {
   }
   if (sealed) log(`${small.length} M/S projects sealed (or their builds still valid)${args['cold-snapshots'] ? '' : ', their snapshots written,'} in ${round((performance.now() - sealingStarted) / 1000, 1)} s`)
   const uncachedUrls = Array.from({ length: 5000 }, () => `${PLAIN}${pathFor(AGGREGATE[Math.floor(rand() * AGGREGATE.length)]!, small[Math.floor(rand() * small.length)]!, '30d')}`)
-  throughput.push(
-    await loadPhase(
-      `uncached, c=${CONCURRENCY}`,
-      { urls: uncachedUrls, concurrency: CONCURRENCY, mode: 'shared', durationMs: LOAD_S * 1000 },
-      `random aggregate endpoint × random project among the ${small.length} at or below the median size, 30d, no response cache`,
-    ),
+  tally.start()
+  const uncached = await loadPhase(
+    `uncached, c=${CONCURRENCY}`,
+    { urls: uncachedUrls, concurrency: CONCURRENCY, mode: 'shared', durationMs: LOAD_S * 1000 },
+    `random aggregate endpoint × random project among the ${small.length} at or below the median size, 30d, no response cache`,
   )
+  uncached.statements = perAnswer(tally.stop(), uncached.statuses['200'] ?? 0)
+  log(`uncached, per answer: ${Object.entries(uncached.statements).map(([name, t]) => `${name} ${t.n} statements (${t.ms} ms in the runner, gate included)`).join(', ')}`)
+  throughput.push(uncached)
 
   // Cold stampede: 99 keys (33 M/S projects × metrics, referrer_name, country), every client asks for every key.
   const stampedeProjects = small.slice(0, 33)
