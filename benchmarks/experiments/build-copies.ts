@@ -12,7 +12,7 @@
  */
 import { Session } from 'chdb'
 import { readFileSync } from 'node:fs'
-import { attributeFragments } from '../../src/query/sealed.ts'
+import { attributeFragments } from '../../src/query/sealed-live.ts'
 import { renderSqlText } from '../../src/query/sql-templates.ts'
 import { quantile } from '../lib/stats.ts'
 

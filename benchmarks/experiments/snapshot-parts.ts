@@ -10,7 +10,7 @@
 import { randomInt } from 'node:crypto'
 import { loadavg } from 'node:os'
 import { sealedLiveProfilesWriteStatement } from '../../src/query/product/sealed-product.ts'
-import { sealedLiveEventsWriteStatement, sealedLiveWriteStatement } from '../../src/query/sealed.ts'
+import { sealedLiveEventsWriteStatement, sealedLiveWriteStatement } from '../../src/query/sealed-live.ts'
 import { sealedLivePagesWriteStatement } from '../../src/query/sealed-pages.ts'
 import { openSealedProject } from '../lib/sealed-project.ts'
 

@@ -3,16 +3,8 @@ import type { Logger } from 'pino'
 import type { QueryRunner, Statement } from '../../clickhouse/run.ts'
 import type { Config } from '../../config.ts'
 import type { Metrics } from '../../telemetry/metrics.ts'
-import {
-  newestClosing,
-  readSealedLatest,
-  sealedCrossingStatement,
-  sealedLatestStatement,
-  sealedLiveEventsWriteStatement,
-  sealedLiveWriteStatement,
-  type SealedBuild,
-  type SealedLatestRow,
-} from '../../query/sealed.ts'
+import { newestClosing, readSealedLatest, sealedLatestStatement, type SealedBuild, type SealedLatestRow } from '../../query/sealed.ts'
+import { sealedCrossingStatement, sealedLiveEventsWriteStatement, sealedLiveWriteStatement } from '../../query/sealed-live.ts'
 import { sealedLiveSeenWriteStatement } from '../../query/sealed-breakdown-visitors.ts'
 import type { PostingsChoice } from '../../query/sealed-postings.ts'
 import { sealedLivePagesWriteStatement } from '../../query/sealed-pages.ts'
