@@ -7,8 +7,8 @@
 -- What the build leaves out (the events from C on, and the held-out sessions whole) is read as
 -- written for the state of the events after C (sealed_live_pages under `pages_stamp`, in place), or
 -- computed (`live_pages`, _sealed_live_pages.sql); its views (kind 1) and entries (kind 2) in one
--- pass (M: 24 -> 20 ms with the two passes it replaced, benchmarks/README.md, twenty-first stop),
--- and its visitors without a number (first seen after C) counted apart.
+-- pass (with the read in place, M's statement 24 -> 20 ms: benchmarks/README.md, twenty-first
+-- stop), and its visitors without a number (first seen after C) counted apart.
 -- Filters on a view's origin, path or name are filters on the page (`page_filters`, before the
 -- bitmaps of the pages left out are merged): a page that passes passes with all its views, and a
 -- session entering on it with its entry. Every view's name is `screen_view` (the `name` below), so
