@@ -187,7 +187,7 @@ describe('a read on a lane', () => {
     // The lane freed while the line is still held: the second read runs on it at once.
     const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the freed lane was left idle')), 5_000).unref())
     expect(await Promise.race([laneable, late])).toEqual({ text: '{"y":6}\n', on: 'lane' })
-    // A newcomer that a lane takes does not overtake the read waiting for the line either.
+    // A later read for the line comes after the one that has waited for it.
     const after = lanes.read({ sql: full('(SELECT {w:UInt8} AS w)', { w: 7 }), params: { w: 7 }, queryId: 'after' })
     const order: string[] = []
     await release()

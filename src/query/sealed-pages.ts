@@ -2,7 +2,7 @@ import type { Statement } from '../clickhouse/run.ts'
 import { UNINDEXED_SETS } from './filters.ts'
 import { WINDOW_CONTEXT, type PageRequest } from './insights.ts'
 import { BLOCK_MS, DAY_MS, sealedPeriods, type SealedBuild } from './sealed.ts'
-import { attributeFragments } from './sealed-live.ts'
+import { liveSource } from './sealed-live.ts'
 import { overlapStart, sealedPageFilters, sealedPageFiltering, sessionFiltersOnCountry } from './sealed-filters.ts'
 import { SqlParams } from './sql-params.ts'
 import { renderSql } from './sql-templates.ts'
@@ -73,7 +73,7 @@ export function sealedPagesStatement(req: PageRequest, build: SealedBuild): Stat
     sql: renderSql('insights_pages_sealed', {
       ...livePagesFragments(build),
       page_filters: filters.page,
-      live_sessions: bySession ? `${build.liveStamp === undefined ? renderSql('_sealed_live', attributeFragments) : renderSql('_sealed_live_snapshot')},` : '',
+      live_sessions: bySession ? `${liveSource(build)},` : '',
       day_parts: byCountry
         ? renderSql('_sealed_page_country_days', sessions)
         : renderSql('_sealed_page_day_parts', { day_sets: renderSql(counted ? '_sealed_page_day_counts' : '_sealed_page_day_sets') }),
