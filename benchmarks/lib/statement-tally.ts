@@ -1,7 +1,11 @@
-import type { QueryRunner, Statement } from '../../src/clickhouse/run.ts'
+import type { QueryRunner, RunOptions, Statement } from '../../src/clickhouse/run.ts'
 
-/** Statements by name (a route's dimension after `:` left off): how many ran, and their wall ms. */
-export type Tally = Record<string, { n: number; ms: number }>
+/**
+ * Statements by name (a route's dimension after `:` left off): how many ran, their wall ms in the
+ * runner (the wait for a gate slot included), and the engine's ms of those that ran for a request
+ * (the runner's QueryStats.dbMs: from the gate's slot on, a wait for the line or a lane included).
+ */
+export type Tally = Record<string, { n: number; ms: number; engineMs: number }>
 
 /**
  * A runner that counts the statements sent through it while counting is on: the profile of a load
@@ -10,17 +14,19 @@ export type Tally = Record<string, { n: number; ms: number }>
 export function tallyStatements(runner: QueryRunner): { runner: QueryRunner; start(): void; stop(): Tally } {
   let tally: Tally | undefined
   const timed =
-    <A extends unknown[], R>(send: (stmt: Statement, ...rest: A) => Promise<R>) =>
-    async (stmt: Statement, ...rest: A): Promise<R> => {
+    <O extends RunOptions | undefined, R>(send: (stmt: Statement, opts: O) => Promise<R>) =>
+    async (stmt: Statement, opts: O): Promise<R> => {
       const into = tally
       const t0 = performance.now()
+      const db0 = opts?.stats?.dbMs ?? 0
       try {
-        return await send(stmt, ...rest)
+        return await send(stmt, opts)
       } finally {
         if (into) {
-          const entry = (into[stmt.name.split(':')[0]!] ??= { n: 0, ms: 0 })
+          const entry = (into[stmt.name.split(':')[0]!] ??= { n: 0, ms: 0, engineMs: 0 })
           entry.n += 1
           entry.ms += performance.now() - t0
+          entry.engineMs += (opts?.stats?.dbMs ?? 0) - db0
         }
       }
     }
