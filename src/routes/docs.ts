@@ -5,6 +5,7 @@ import { STATUS_CODES } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import type { AppEnv } from '../app-env.ts'
 import { ERROR_CODES } from '../http/error-codes.ts'
+import { headersSet } from '../http/response-headers.ts'
 import { describedHeaders } from './openapi-shared.ts'
 
 // Scalar's standalone bundle, vendored (vendor/scalar/README.md): the npm package would bring 264
@@ -34,24 +35,11 @@ const description = [
 ].join('\n')
 
 /** Headers the shared middleware (request id, statistics, rate limit, errors) sets, as components. */
-const SHARED_HEADERS = describedHeaders(
-  'X-Request-Id',
-  'Server-Timing',
-  'X-Quarry-Stats',
-  'X-Quarry-Cache',
-  'RateLimit-Limit',
-  'RateLimit-Remaining',
-  'RateLimit-Reset',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'Retry-After',
-  'X-Quarry-Ignored',
-)
-type SharedHeader = keyof typeof SHARED_HEADERS
-const SYSTEM_HEADERS: SharedHeader[] = ['X-Request-Id']
-const RATE_HEADERS: SharedHeader[] = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']
-const API_HEADERS: SharedHeader[] = ['X-Request-Id', 'Server-Timing', 'X-Quarry-Stats', 'X-Quarry-Cache', 'X-Quarry-Ignored', ...RATE_HEADERS]
+const SHARED_HEADERS = describedHeaders(...headersSet('every', 'api', 'refusal'))
+/** Those on every response, on every API response, and on a refusal (429, 503) besides. */
+const SYSTEM_HEADERS = headersSet('every')
+const API_HEADERS = headersSet('every', 'api')
+const REFUSAL_HEADERS = headersSet('refusal')
 
 const errorResponse = (status: number) => ({
   description: STATUS_CODES[status] ?? 'Error',
@@ -103,7 +91,7 @@ function withSharedResponses(doc: Record<string, unknown>) {
         responses['500'] ??= errorResponse(500)
       }
       for (const [status, response] of Object.entries(responses)) {
-        const names = [...(api ? API_HEADERS : SYSTEM_HEADERS), ...(status === '429' || status === '503' ? ['Retry-After' as const] : [])]
+        const names = [...(api ? API_HEADERS : SYSTEM_HEADERS), ...(status === '429' || status === '503' ? REFUSAL_HEADERS : [])]
         response.headers = {
           ...Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])),
           ...response.headers,

@@ -36,7 +36,7 @@ export type DescribedHeaders = Record<string, DescribedHeader>
 
 /** Response headers as the API document describes them, each in the words of response-headers.ts. */
 export function describedHeaders<N extends ResponseHeader>(...names: N[]): Record<N, DescribedHeader> {
-  return Object.fromEntries(names.map((name): [N, DescribedHeader] => [name, { description: RESPONSE_HEADERS[name] as string, schema: { type: 'string' } }])) as Record<N, DescribedHeader>
+  return Object.fromEntries(names.map((name): [N, DescribedHeader] => [name, { description: RESPONSE_HEADERS[name].description, schema: { type: 'string' } }])) as Record<N, DescribedHeader>
 }
 
 export const RANGE_HEADERS = describedHeaders('X-Quarry-Range', 'X-Quarry-Timezone')

@@ -14354,6 +14354,8 @@ export interface components {
         "X-Quarry-Stats": string;
         /** @description hit, miss, coalesced or bypass: what the response cache did (insights and charts, when QUARRY_RESPONSE_CACHE_MB > 0) */
         "X-Quarry-Cache": string;
+        /** @description Present when the request carried parameters that OpenPanel accepts and ignores (chartType, metric, limit and cursor on /metrics, range on /live, a filter's type, includes naming default fields, a property_* segment without property): their paths, comma-separated (e.g. `chartType, series.0.filters.1.type`). They were accepted and changed nothing */
+        "X-Quarry-Ignored": string;
         /** @description Requests allowed per window for this client; from authentication on */
         "RateLimit-Limit": string;
         /** @description Requests left in the current window */
@@ -14368,8 +14370,6 @@ export interface components {
         "X-RateLimit-Reset": string;
         /** @description Seconds to wait before retrying */
         "Retry-After": string;
-        /** @description Present when the request carried parameters that OpenPanel accepts and ignores (chartType, metric, limit and cursor on /metrics, range on /live, a filter's type, includes naming default fields, a property_* segment without property): their paths, comma-separated (e.g. `chartType, series.0.filters.1.type`). They were accepted and changed nothing */
-        "X-Quarry-Ignored": string;
     };
     pathItems: never;
 }
